@@ -1,0 +1,34 @@
+# attend: two commands do everything on a fresh Debian 12 machine.
+#   make demo   install dependencies, build, run the main job on data/
+#   make test   install dependencies, build, run the test suite
+BUILD     ?= build
+JOBS      ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all bootstrap build demo test test-sanitize bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+$(BUILD)/CMakeCache.txt: | bootstrap
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: bootstrap $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	scripts/demo $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the test suite.
+test-sanitize: bootstrap
+	cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTEND_SANITIZE=ON $(CMAKE_ARGS)
+	cmake --build build-sanitize -j $(JOBS)
+	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE slow
+
+clean:
+	rm -rf $(BUILD) build-sanitize

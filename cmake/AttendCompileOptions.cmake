@@ -1,0 +1,15 @@
+# Compile options shared by every attend target: warnings, OpenMP, optional sanitizers.
+add_library(attend_compile_options INTERFACE)
+target_compile_options(attend_compile_options INTERFACE
+  -Wall -Wextra -Wno-unused-parameter
+  # GCC 12 reports false positives inside Eigen's AVX-512 code and libstdc++'s strings.
+  -Wno-maybe-uninitialized -Wno-restrict)
+if(ATTEND_NATIVE AND NOT ATTEND_SANITIZE)
+  # Tuned to the build machine; benchmarks and kernels use its vector units.
+  target_compile_options(attend_compile_options INTERFACE -march=native)
+endif()
+if(ATTEND_SANITIZE)
+  target_compile_options(attend_compile_options INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(attend_compile_options INTERFACE -fsanitize=address,undefined)
+endif()

@@ -1,0 +1,168 @@
+#include "attend/core/autodiff.hpp"
+
+#include <unordered_set>
+#include <utility>
+
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+namespace detail {
+struct VarNode {
+  Tensor value;
+  mutable Tensor grad;
+  bool has_grad = false;
+  bool grad_bound = false;  // grad is a view into external memory (the parameter arena)
+  bool requires_grad = false;
+  std::vector<std::shared_ptr<VarNode>> inputs;  // empty for leaves
+  BackwardFn backward;                            // null for leaves
+};
+}  // namespace detail
+
+namespace {
+thread_local bool t_grad_enabled = true;
+
+void ensure_grad(detail::VarNode& node) {
+  if (node.grad_bound) return;
+  if (node.grad.shape() != node.value.shape()) node.grad = Tensor(node.value.shape());
+}
+}  // namespace
+
+bool grad_enabled() { return t_grad_enabled; }
+
+NoGradGuard::NoGradGuard() : previous_(t_grad_enabled) { t_grad_enabled = false; }
+NoGradGuard::~NoGradGuard() { t_grad_enabled = previous_; }
+
+Var::Var(Tensor value, bool requires_grad) : node_(std::make_shared<detail::VarNode>()) {
+  node_->value = std::move(value);
+  node_->requires_grad = requires_grad;
+}
+
+const Tensor& Var::value() const {
+  ATTEND_CHECK(node_, "value() of an undefined Var");
+  return node_->value;
+}
+
+Tensor& Var::value() {
+  ATTEND_CHECK(node_, "value() of an undefined Var");
+  return node_->value;
+}
+
+bool Var::requires_grad() const { return node_ && node_->requires_grad; }
+
+void Var::set_requires_grad(bool on) {
+  ATTEND_CHECK(node_, "set_requires_grad on an undefined Var");
+  ATTEND_CHECK(!node_->backward, "set_requires_grad is for leaves, not op results");
+  node_->requires_grad = on;
+}
+
+bool Var::has_grad() const { return node_ && node_->has_grad; }
+
+const Tensor& Var::grad() const {
+  ATTEND_CHECK(node_, "grad() of an undefined Var");
+  ensure_grad(*node_);
+  if (!node_->has_grad && !node_->grad_bound) node_->grad.fill(0.0f);
+  return node_->grad;
+}
+
+Tensor& Var::grad_mut() const {
+  ATTEND_CHECK(node_, "grad_mut() of an undefined Var");
+  ensure_grad(*node_);
+  if (!node_->has_grad) {
+    node_->grad.fill(0.0f);
+    node_->has_grad = true;
+  }
+  return node_->grad;
+}
+
+void Var::accumulate_grad(const Tensor& g) const {
+  Tensor& mine = grad_mut();
+  ATTEND_CHECK(g.shape() == mine.shape(), "gradient of shape " << shape_to_string(g.shape())
+                                                               << " for a value of shape "
+                                                               << shape_to_string(mine.shape()));
+  float* out = mine.data();
+  const float* in = g.data();
+  for (int64_t i = 0; i < g.numel(); ++i) out[i] += in[i];
+}
+
+void Var::zero_grad() const {
+  if (!node_) return;
+  if (node_->grad_bound) {
+    node_->grad.fill(0.0f);
+  } else {
+    node_->grad = Tensor();
+  }
+  node_->has_grad = false;
+}
+
+void Var::bind_grad(Tensor grad_view) {
+  ATTEND_CHECK(node_, "bind_grad on an undefined Var");
+  ATTEND_CHECK(grad_view.is_view() && grad_view.shape() == node_->value.shape(),
+               "bind_grad needs a view of shape " << shape_to_string(node_->value.shape()));
+  node_->grad = std::move(grad_view);
+  node_->grad_bound = true;
+  node_->has_grad = false;
+}
+
+void Var::backward() {
+  ATTEND_CHECK(node_ && node_->value.numel() == 1,
+               "backward() without a seed needs a scalar, got shape "
+                   << (node_ ? shape_to_string(node_->value.shape()) : std::string("undefined")));
+  backward(Tensor(node_->value.shape(), 1.0f));
+}
+
+void Var::backward(const Tensor& seed) {
+  ATTEND_CHECK(node_, "backward() of an undefined Var");
+  ATTEND_CHECK(node_->requires_grad, "backward() through a result that requires no gradient");
+  ATTEND_CHECK(seed.shape() == node_->value.shape(),
+               "seed of shape " << shape_to_string(seed.shape()) << " for a value of shape "
+                                << shape_to_string(node_->value.shape()));
+
+  // Post-order depth-first walk from the root: every node appears after all its inputs.
+  // `order` owns its nodes: releasing a closure below must not free a node still to run.
+  std::vector<std::shared_ptr<detail::VarNode>> order;
+  std::unordered_set<detail::VarNode*> visited;
+  std::vector<std::pair<std::shared_ptr<detail::VarNode>, std::size_t>> stack{{node_, 0}};
+  visited.insert(node_.get());
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->inputs.size()) {
+      std::shared_ptr<detail::VarNode> input = node->inputs[next++];
+      if (input->requires_grad && visited.insert(input.get()).second) stack.push_back({input, 0});
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+
+  accumulate_grad(seed);
+  // Reverse post-order: a node runs once every consumer has added its gradient. Each node's
+  // closure and inputs are released after it runs, so the graph frees itself as it goes.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    detail::VarNode* node = it->get();
+    if (!node->backward) continue;  // a leaf keeps its gradient
+    if (node->has_grad) node->backward(node->value, node->grad);
+    node->backward = nullptr;
+    node->inputs.clear();
+    node->grad = Tensor();
+    node->has_grad = false;
+  }
+}
+
+Var Var::detach() const { return Var(value(), false); }
+
+Var Var::from_op(Tensor value, std::vector<Var> inputs, BackwardFn fn) {
+  Var out(std::move(value), false);
+  if (!grad_enabled()) return out;
+  bool any = false;
+  for (const Var& in : inputs) any = any || in.requires_grad();
+  if (!any) return out;
+  out.node_->requires_grad = true;
+  for (const Var& in : inputs) {
+    if (in.requires_grad()) out.node_->inputs.push_back(in.node_);
+  }
+  out.node_->backward = std::move(fn);
+  return out;
+}
+
+}  // namespace attend

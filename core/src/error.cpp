@@ -1,0 +1,28 @@
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+namespace {
+std::string located(const std::string& file, std::size_t line, const std::string& what) {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line);
+  return out + ": " + what;
+}
+}  // namespace
+
+InputError::InputError(const std::string& file, std::size_t line, const std::string& what)
+    : std::runtime_error(located(file, line, what)), file_(file), line_(line) {}
+
+InputError::InputError(const std::string& what) : std::runtime_error(what) {}
+
+namespace detail {
+void throw_check_failure(const char* condition, const std::string& message,
+                         const char* function, const char* file, int line) {
+  std::ostringstream out;
+  out << message << " (check '" << condition << "' failed in " << function << " at " << file
+      << ":" << line << ")";
+  throw Error(out.str());
+}
+}  // namespace detail
+
+}  // namespace attend

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "attend/core/autodiff.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/ops/matmul.hpp"
+
+using namespace attend;
+
+TEST_CASE("backward accumulates through shared inputs", "[core][grad]") {
+  Var x(Tensor({1, 2}, {1.0f, 2.0f}), true);
+  Var w(Tensor({2, 1}, {3.0f, 4.0f}), true);
+  // y = x w + x w: the gradient reaches x along both paths.
+  Var y1 = ops::matmul(x, w);
+  Var y2 = ops::matmul(x, w);
+  Var y = Var::from_op(Tensor({1, 1}, y1.value()[0] + y2.value()[0]), {y1, y2},
+                       [y1, y2](const Tensor&, const Tensor& g) {
+                         y1.accumulate_grad(g);
+                         y2.accumulate_grad(g);
+                       });
+  y.backward(Tensor({1, 1}, 1.0f));
+  CHECK(x.grad()[0] == 6.0f);
+  CHECK(x.grad()[1] == 8.0f);
+  CHECK(w.grad()[0] == 2.0f);
+  CHECK(w.grad()[1] == 4.0f);
+}
+
+TEST_CASE("no-grad guard records nothing", "[core][grad]") {
+  Var x(Tensor({1, 2}, 1.0f), true);
+  Var w(Tensor({2, 2}, 1.0f), true);
+  {
+    NoGradGuard guard;
+    CHECK_FALSE(grad_enabled());
+    Var y = ops::matmul(x, w);
+    CHECK_FALSE(y.requires_grad());
+  }
+  CHECK(grad_enabled());
+  CHECK(ops::matmul(x, w).requires_grad());
+}
+
+TEST_CASE("backward needs a scalar or a seed of the right shape", "[core][grad]") {
+  Var x(Tensor({2, 2}, 1.0f), true);
+  Var y = ops::matmul(x, x);
+  CHECK_THROWS_AS(y.backward(), Error);
+  CHECK_THROWS_AS(y.backward(Tensor({3})), Error);
+  Var c(Tensor({1}), false);
+  CHECK_THROWS_AS(c.backward(), Error);
+}
+
+TEST_CASE("a bound gradient accumulates into external memory", "[core][grad]") {
+  std::vector<float> values{1.0f, 2.0f}, grads{0.0f, 0.0f};
+  Var w(Tensor::view(values.data(), {2, 1}), true);
+  w.bind_grad(Tensor::view(grads.data(), {2, 1}));
+  Var x(Tensor({1, 2}, {3.0f, 5.0f}));
+  ops::matmul(x, w).backward(Tensor({1, 1}, 1.0f));
+  CHECK(grads[0] == 3.0f);
+  CHECK(grads[1] == 5.0f);
+  w.zero_grad();
+  CHECK(grads[0] == 0.0f);
+}

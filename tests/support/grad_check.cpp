@@ -1,0 +1,93 @@
+#include "grad_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "attend/core/random.hpp"
+
+namespace attend::testing {
+
+Tensor random_tensor(const Shape& shape, uint64_t seed, float lo, float hi) {
+  Tensor t(shape);
+  Rng rng(seed);
+  for (float& x : t) x = rng.uniform(lo, hi);
+  return t;
+}
+
+namespace {
+double weighted_sum(const Tensor& out, const Tensor& weights) {
+  double s = 0.0;
+  for (int64_t i = 0; i < out.numel(); ++i) s += static_cast<double>(out[i]) * weights[i];
+  return s;
+}
+
+std::vector<Var> make_vars(const std::vector<Tensor>& inputs, const std::vector<bool>& diff) {
+  std::vector<Var> vars;
+  for (std::size_t i = 0; i < inputs.size(); ++i) vars.emplace_back(inputs[i], diff[i]);
+  return vars;
+}
+}  // namespace
+
+GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>& inputs,
+                                const GradCheckOptions& options) {
+  std::vector<bool> diff = options.differentiable;
+  if (diff.empty()) diff.assign(inputs.size(), true);
+
+  // Analytic gradients.
+  std::vector<Var> vars = make_vars(inputs, diff);
+  Var out = f(vars);
+  const Tensor weights = random_tensor(out.shape(), options.seed ^ 0x5eedULL, -1.0f, 1.0f);
+  GradCheckResult result;
+  if (!out.requires_grad()) {
+    result.ok = false;
+    result.report = "output does not require a gradient";
+    return result;
+  }
+  out.backward(weights);
+
+  Rng pick(options.seed);
+  std::ostringstream report;
+  int failures = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!diff[i]) continue;
+    const Tensor analytic = vars[i].grad();
+    const int64_t n = inputs[i].numel();
+    std::vector<int64_t> elements;
+    if (n <= options.max_checks) {
+      for (int64_t e = 0; e < n; ++e) elements.push_back(e);
+    } else {
+      for (int c = 0; c < options.max_checks; ++c) elements.push_back(static_cast<int64_t>(pick.below(n)));
+    }
+    for (int64_t e : elements) {
+      std::vector<Tensor> plus = inputs, minus = inputs;
+      plus[i][e] += options.eps;
+      minus[i][e] -= options.eps;
+      double lp, lm;
+      {
+        NoGradGuard no_grad;
+        lp = weighted_sum(f(make_vars(plus, diff)).value(), weights);
+        lm = weighted_sum(f(make_vars(minus, diff)).value(), weights);
+      }
+      // The actual step is the float-rounded difference of the perturbed inputs.
+      const double h = static_cast<double>(plus[i][e]) - minus[i][e];
+      const double numeric = (lp - lm) / h;
+      const double a = analytic[e];
+      const double scale = std::max(std::fabs(numeric), std::fabs(a));
+      const double err = std::fabs(numeric - a) / (options.atol + options.rtol * scale);
+      result.worst = std::max(result.worst, static_cast<float>(err));
+      if (err > 1.0) {
+        result.ok = false;
+        if (++failures <= 8) {
+          report << "input " << i << " element " << e << ": analytic " << a << ", numeric "
+                 << numeric << "\n";
+        }
+      }
+    }
+  }
+  if (failures > 8) report << "... " << failures << " mismatches in all\n";
+  result.report = report.str();
+  return result;
+}
+
+}  // namespace attend::testing

@@ -1,0 +1,42 @@
+#pragma once
+/// Finite-difference gradient check for ops and layers (tests only).
+///
+/// The checked scalar is L = sum(f(inputs) * R) with R a fixed random tensor, so every output
+/// element is weighted differently: a wrong sign, a missing term or a gradient sent to the
+/// wrong element changes dL/dx and is caught (a plain sum would hide errors that cancel, for
+/// example in softmax). Derivatives are central differences on float32 inputs; L is summed in
+/// double to keep rounding noise below the tolerance.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attend/core/autodiff.hpp"
+
+namespace attend::testing {
+
+struct GradCheckOptions {
+  float eps = 1e-2f;           ///< finite-difference step
+  float rtol = 2e-2f;          ///< relative tolerance on each derivative
+  float atol = 2e-3f;          ///< absolute tolerance on each derivative
+  int max_checks = 48;         ///< elements checked per input (sampled when larger)
+  uint64_t seed = 1234;        ///< for R and the sampled elements
+  std::vector<bool> differentiable;  ///< per input; empty = all
+};
+
+struct GradCheckResult {
+  bool ok = true;
+  float worst = 0.0f;   ///< largest |numeric - analytic| / (atol + rtol * scale)
+  std::string report;   ///< the first failures, readable
+};
+
+using VarFunction = std::function<Var(const std::vector<Var>&)>;
+
+/// Compare f's backward with central differences at `inputs`.
+GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>& inputs,
+                                const GradCheckOptions& options = {});
+
+/// A tensor of `shape` with values uniform in [lo, hi) from `seed`.
+Tensor random_tensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+
+}  // namespace attend::testing
