@@ -1,0 +1,53 @@
+#pragma once
+/// Registry: from a normalised layer name to a factory that builds the layer from JSON.
+///
+/// Names are normalised (lower case, `_` and `-` dropped), so `GATv2`, `gat_v2` and `gatv2`
+/// are one name. A miss names every registered layer; registering a name twice is an error.
+/// Built-ins register through explicit functions (`register_core_layers`, ...), never static
+/// initialisers; plugins register into the same process-wide registry.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attend/core/module.hpp"
+
+namespace attend {
+
+using ModuleFactory = std::function<std::unique_ptr<Module>(const Json& config)>;
+
+class Registry {
+ public:
+  struct Entry {
+    std::string name;    ///< normalised name
+    std::string origin;  ///< "built-in" or the plugin's path
+  };
+
+  /// The process-wide registry (attend::core is a shared library, so there is one).
+  static Registry& global();
+  /// Lower case with `_` and `-` removed.
+  static std::string normalize(std::string_view name);
+
+  /// Add a factory; throws attend::Error when the normalised name is taken. `library`, when
+  /// given, is kept alive by every module the factory builds.
+  void add(std::string_view name, ModuleFactory factory, std::string origin = "built-in",
+           std::shared_ptr<const void> library = nullptr);
+  bool contains(std::string_view name) const;
+  /// Build a module; an unknown name throws attend::InputError listing the known names.
+  std::unique_ptr<Module> create(std::string_view name, const Json& config) const;
+  /// Every entry, sorted by name.
+  std::vector<Entry> list() const;
+
+ private:
+  struct Item {
+    ModuleFactory factory;
+    std::string origin;
+    std::shared_ptr<const void> library;
+  };
+  std::map<std::string, Item> items_;
+};
+
+}  // namespace attend

@@ -1,0 +1,56 @@
+#include "attend/core/registry.hpp"
+
+#include <cctype>
+
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+Registry& Registry::global() {
+  static Registry registry;
+  return registry;
+}
+
+std::string Registry::normalize(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '_' || c == '-') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+void Registry::add(std::string_view name, ModuleFactory factory, std::string origin,
+                   std::shared_ptr<const void> library) {
+  const std::string key = normalize(name);
+  ATTEND_CHECK(!key.empty(), "empty layer name");
+  ATTEND_CHECK(factory != nullptr, "null factory for layer '" << key << "'");
+  auto it = items_.find(key);
+  ATTEND_CHECK(it == items_.end(), "layer '" << key << "' from " << origin
+                                             << " is already registered by " << (it == items_.end() ? "" : it->second.origin));
+  items_.emplace(key, Item{std::move(factory), std::move(origin), std::move(library)});
+}
+
+bool Registry::contains(std::string_view name) const { return items_.count(normalize(name)) > 0; }
+
+std::unique_ptr<Module> Registry::create(std::string_view name, const Json& config) const {
+  auto it = items_.find(normalize(name));
+  if (it == items_.end()) {
+    std::string known;
+    for (const auto& [key, item] : items_) known += (known.empty() ? "" : ", ") + key;
+    throw InputError("unknown layer '" + std::string(name) + "'; registered layers: " +
+                     (known.empty() ? "(none)" : known));
+  }
+  std::unique_ptr<Module> module = it->second.factory(config);
+  ATTEND_CHECK(module != nullptr, "factory for '" << it->first << "' returned null");
+  if (it->second.library) module->set_library_handle(it->second.library);
+  return module;
+}
+
+std::vector<Registry::Entry> Registry::list() const {
+  std::vector<Entry> out;
+  for (const auto& [key, item] : items_) out.push_back({key, item.origin});
+  return out;
+}
+
+}  // namespace attend
