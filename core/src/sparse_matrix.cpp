@@ -1,0 +1,102 @@
+#include "attend/core/sparse_matrix.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+SparseMatrix SparseMatrix::from_triplets(int64_t rows, int64_t cols,
+                                         const std::vector<int64_t>& row,
+                                         const std::vector<int64_t>& col,
+                                         const std::vector<float>& value) {
+  ATTEND_CHECK(rows >= 0 && cols >= 0, "negative matrix size " << rows << " x " << cols);
+  ATTEND_CHECK(row.size() == col.size() && row.size() == value.size(),
+               "triplet arrays differ in length: " << row.size() << ", " << col.size() << ", "
+                                                   << value.size());
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    ATTEND_CHECK(row[i] >= 0 && row[i] < rows && col[i] >= 0 && col[i] < cols,
+                 "entry (" << row[i] << ", " << col[i] << ") outside a " << rows << " x " << cols
+                           << " matrix");
+  }
+  // Order entries by (row, column), stable so duplicates sum in input order.
+  std::vector<std::size_t> order(row.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return row[a] != row[b] ? row[a] < row[b] : col[a] < col[b];
+  });
+  SparseMatrix m;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  m.indptr_.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::size_t k : order) {
+    if (!m.indices_.empty() && m.indptr_[row[k] + 1] > 0 && m.indices_.back() == col[k]) {
+      m.values_.back() += value[k];  // duplicate of the previous (row, col)
+      continue;
+    }
+    m.indices_.push_back(col[k]);
+    m.values_.push_back(value[k]);
+    ++m.indptr_[row[k] + 1];
+  }
+  for (int64_t r = 0; r < rows; ++r) m.indptr_[r + 1] += m.indptr_[r];
+  return m;
+}
+
+SparseMatrix SparseMatrix::from_dense(const Tensor& dense) {
+  ATTEND_CHECK(dense.rank() == 2, "from_dense needs a matrix, got " << shape_to_string(dense.shape()));
+  std::vector<int64_t> r, c;
+  std::vector<float> v;
+  for (int64_t i = 0; i < dense.dim(0); ++i)
+    for (int64_t j = 0; j < dense.dim(1); ++j) {
+      const float x = dense[i * dense.dim(1) + j];
+      if (x != 0.0f) {
+        r.push_back(i);
+        c.push_back(j);
+        v.push_back(x);
+      }
+    }
+  return from_triplets(dense.dim(0), dense.dim(1), r, c, v);
+}
+
+const SparseMatrix& SparseMatrix::transpose() const {
+  if (!transpose_) {
+    auto t = std::make_shared<SparseMatrix>();
+    t->rows_ = cols_;
+    t->cols_ = rows_;
+    t->indptr_.assign(static_cast<std::size_t>(cols_) + 1, 0);
+    for (int64_t c : indices_) ++t->indptr_[c + 1];
+    for (int64_t c = 0; c < cols_; ++c) t->indptr_[c + 1] += t->indptr_[c];
+    t->indices_.resize(indices_.size());
+    t->values_.resize(values_.size());
+    std::vector<int64_t> next(t->indptr_.begin(), t->indptr_.end() - 1);
+    for (int64_t r = 0; r < rows_; ++r) {  // rows ascending, so each column's list is sorted
+      for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) {
+        const int64_t pos = next[indices_[k]]++;
+        t->indices_[pos] = r;
+        t->values_[pos] = values_[k];
+      }
+    }
+    transpose_ = std::move(t);
+  }
+  return *transpose_;
+}
+
+Tensor SparseMatrix::to_dense() const {
+  Tensor out({rows_, cols_});
+  for (int64_t r = 0; r < rows_; ++r)
+    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) out[r * cols_ + indices_[k]] = values_[k];
+  return out;
+}
+
+void SparseMatrix::normalize_rows() {
+  for (int64_t r = 0; r < rows_; ++r) {
+    double s = 0.0;
+    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) s += values_[k];
+    if (s == 0.0) continue;
+    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) values_[k] = static_cast<float>(values_[k] / s);
+  }
+  transpose_.reset();
+}
+
+}  // namespace attend

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/sparse_matmul.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
+#include "grad_check.hpp"
+
+using namespace attend;
+using attend::testing::check_gradients;
+using attend::testing::random_tensor;
+
+namespace {
+Tensor sparse_dense(int64_t rows, int64_t cols, float density, uint64_t seed) {
+  Rng rng(seed);
+  Tensor t({rows, cols});
+  for (float& v : t) v = rng.uniform() < density ? rng.uniform(-1.0f, 1.0f) : 0.0f;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("sparse matrix builds, transposes and sums duplicates", "[core]") {
+  SparseMatrix m = SparseMatrix::from_triplets(2, 3, {1, 0, 1, 1}, {2, 1, 0, 2}, {1, 2, 3, 4});
+  CHECK(m.nnz() == 3);
+  CHECK(m.to_dense().at({1, 2}) == 5.0f);
+  CHECK(bitwise_equal(m.transpose().to_dense(), Tensor({3, 2}, {0, 3, 2, 0, 0, 5})));
+  m.normalize_rows();
+  CHECK(m.to_dense().at({1, 0}) == Approx(3.0 / 8.0));
+  CHECK_THROWS_AS(SparseMatrix::from_triplets(2, 2, {2}, {0}, {1.0f}), Error);
+}
+
+TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]") {
+  const Tensor dense = sparse_dense(37, 23, 0.2f, 1);
+  const SparseMatrix x = SparseMatrix::from_dense(dense);
+  const Tensor w = random_tensor({23, 5}, 2);
+  CHECK(max_abs_diff(ops::sparse_matmul(x, Var(w)).value(), ops::matmul(Var(dense), Var(w)).value()) < 1e-5f);
+  auto r = check_gradients([&](const std::vector<Var>& v) { return ops::sparse_matmul(x, v[0]); }, {w});
+  INFO(r.report);
+  CHECK(r.ok);
+}
+
+TEST_CASE("sparse matmul is bit-identical for 1 and 2 threads", "[core]") {
+  const SparseMatrix x = SparseMatrix::from_dense(sparse_dense(1000, 300, 0.05f, 3));
+  const Tensor w = random_tensor({300, 16}, 4), g = random_tensor({1000, 16}, 5);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Var vw(w, true);
+    Var y = ops::sparse_matmul(x, vw);
+    y.backward(g);
+    return std::make_pair(y.value(), vw.grad());
+  };
+  const int before = num_threads();
+  auto [y1, g1] = run(1);
+  auto [y2, g2] = run(2);
+  set_num_threads(before);
+  CHECK(bitwise_equal(y1, y2));
+  CHECK(bitwise_equal(g1, g2));
+}
