@@ -1,0 +1,35 @@
+#pragma once
+/// NodeDataset: everything node classification needs, as read from any supported format.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attend/core/sparse_matrix.hpp"
+
+namespace attend::graph {
+
+struct NodeDataset {
+  std::string name;
+  int64_t num_nodes = 0;
+  SparseMatrix features;               ///< [N, F]; F == 0 for featureless knowledge graphs
+  std::vector<int64_t> labels;         ///< [N], class id, -1 where unknown
+  int64_t num_classes = 0;
+  std::vector<int64_t> train, val, test;  ///< node ids of each split
+  std::vector<int64_t> edge_src, edge_dst;  ///< edges as stored in the source (see `directed`)
+  bool directed = false;               ///< false: each pair is listed once and means both ways
+  std::vector<int64_t> edge_type;      ///< [E] relation id per edge; empty when untyped
+  std::vector<std::string> node_names;      ///< [N] (may be empty: names are the ids)
+  std::vector<std::string> class_names;     ///< [C] (may be empty)
+  std::vector<std::string> relation_names;  ///< [R] (may be empty)
+
+  int64_t num_edges() const { return static_cast<int64_t>(edge_src.size()); }
+  int64_t num_features() const { return features.cols(); }
+  int64_t num_relations() const { return static_cast<int64_t>(relation_names.size()); }
+  /// The name of node `i` (its id as text when no names were given).
+  std::string node_name(int64_t i) const;
+  /// Check internal consistency (sizes, id ranges, disjoint splits); throws attend::Error.
+  void validate() const;
+};
+
+}  // namespace attend::graph
