@@ -86,7 +86,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
       auto f = io::split_whitespace(line);
       if (f.size() != 1) reader.fail("expected one class id per line, got '" + line + "'");
       const int64_t y = reader.parse_int(f[0], "a class id");
-      if (y < 0) reader.fail("negative class id " + f[0]);
+      if (y < -1) reader.fail("class id " + f[0] + " below -1 (-1 marks an unlabelled node)");
       d.labels.push_back(y);
       d.num_classes = std::max(d.num_classes, y + 1);
     }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 
 #include "attend/core/error.hpp"
@@ -20,6 +21,20 @@ TEST_CASE("the shipped Cora has the Planetoid counts", "[graph][io]") {
   CHECK(d.train.size() == 140);
   CHECK(d.val.size() == 500);
   CHECK(d.test.size() == 1000);
+}
+
+TEST_CASE("the shipped CiteSeer and PubMed have the Planetoid counts", "[graph][io]") {
+  const graph::NodeDataset c = graph::load_planetoid_text(ATTEND_DATA_DIR "/graphs/citeseer");
+  CHECK(c.num_nodes == 3327);
+  CHECK(c.num_features() == 3703);
+  CHECK(c.num_classes == 6);
+  CHECK(std::count(c.labels.begin(), c.labels.end(), -1) == 15);
+  CHECK(c.train.size() == 120);
+  const graph::NodeDataset p = graph::load_planetoid_text(ATTEND_DATA_DIR "/graphs/pubmed");
+  CHECK(p.num_nodes == 19717);
+  CHECK(p.features.nnz() == 988031);
+  CHECK(p.num_edges() == 44327);
+  CHECK(p.train.size() == 60);
 }
 
 namespace {
