@@ -22,6 +22,7 @@ struct NodeDataset {
   std::vector<std::string> node_names;      ///< [N] (may be empty: names are the ids)
   std::vector<std::string> class_names;     ///< [C] (may be empty)
   std::vector<std::string> relation_names;  ///< [R] (may be empty)
+  std::vector<std::string> warnings;  ///< non-fatal notes from the loader (skipped lines, ...)
 
   int64_t num_edges() const { return static_cast<int64_t>(edge_src.size()); }
   int64_t num_features() const { return features.cols(); }
