@@ -4,6 +4,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/gemm.hpp"
+#include "attend/core/ops/elementwise.hpp"
 
 namespace attend::ops {
 
@@ -31,29 +32,12 @@ Var matmul(const Var& a, const Var& b) {
 }
 
 Var linear(const Var& x, const Var& weight, const Var& bias) {
-  Var y = matmul(x, weight);
+  Var y = matmul(x, weight);  // [..., out]
   if (!bias.defined()) return y;
   ATTEND_CHECK(bias.value().rank() == 1 && bias.value().dim(0) == weight.value().dim(1),
                "bias of shape " << shape_to_string(bias.shape()) << " for a weight of shape "
                                 << shape_to_string(weight.shape()));
-  const int64_t n = weight.value().dim(1);
-  Tensor out = y.value();  // [..., N]
-  const int64_t rows = out.numel() / std::max<int64_t>(n, 1);
-  const float* bv = bias.value().data();
-  for (int64_t r = 0; r < rows; ++r) {
-    float* row = out.data() + r * n;
-    for (int64_t j = 0; j < n; ++j) row[j] += bv[j];
-  }
-  return Var::from_op(std::move(out), {y, bias}, [y, bias, rows, n](const Tensor&, const Tensor& gy) {
-    if (y.requires_grad()) y.accumulate_grad(gy);
-    if (bias.requires_grad()) {
-      float* gb = bias.grad_mut().data();
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* row = gy.data() + r * n;
-        for (int64_t j = 0; j < n; ++j) gb[j] += row[j];
-      }
-    }
-  });
+  return add(y, bias);  // [..., out], bias broadcast over rows
 }
 
 }  // namespace attend::ops

@@ -10,7 +10,8 @@ namespace attend::ops {
 Var matmul(const Var& a, const Var& b);
 
 /// x [..., in] W [in, out] + bias [out] -> [..., out]. `bias` may be undefined.
-/// Weights are stored [in, out] so the forward is a plain row-major product.
+/// Weights are stored [in, out] so the forward is a plain row-major product; the bias goes
+/// through `add` (row broadcast), so its gradient is the deterministic sum over rows.
 Var linear(const Var& x, const Var& weight, const Var& bias = Var());
 
 }  // namespace attend::ops

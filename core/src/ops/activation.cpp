@@ -1,0 +1,61 @@
+#include "attend/core/ops/activation.hpp"
+
+#include <cmath>
+
+#include "support.hpp"
+
+namespace attend::ops {
+
+namespace {
+
+/// y = forward(x) elementwise; backward dx += dy * derivative(x, y).
+template <class Forward, class Derivative>
+Var pointwise(const Var& x, Forward forward, Derivative derivative) {
+  const Tensor& xv = x.value();
+  Tensor out(xv.shape());  // x's shape
+  const float* xp = xv.data();
+  float* yp = out.data();
+  parallel_for_blocks(xv.numel(), detail::kBlock, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) yp[i] = forward(xp[i]);
+  });
+  return Var::from_op(std::move(out), {x}, [x, derivative](const Tensor& y, const Tensor& gy) {
+    const float* xp = x.value().data();
+    const float* yp = y.data();
+    const float* g = gy.data();
+    float* gx = x.grad_mut().data();
+    parallel_for_blocks(gy.numel(), detail::kBlock, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) gx[i] += g[i] * derivative(xp[i], yp[i]);
+    });
+  });
+}
+
+}  // namespace
+
+Var relu(const Var& x) {
+  return pointwise(
+      x, [](float v) { return v > 0.0f ? v : 0.0f; },
+      [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
+}
+
+Var elu(const Var& x, float alpha) {
+  return pointwise(
+      x, [alpha](float v) { return v > 0.0f ? v : alpha * std::expm1(v); },
+      [alpha](float v, float y) { return v > 0.0f ? 1.0f : y + alpha; });
+}
+
+Var leaky_relu(const Var& x, float negative_slope) {
+  return pointwise(
+      x, [negative_slope](float v) { return v > 0.0f ? v : negative_slope * v; },
+      [negative_slope](float v, float) { return v > 0.0f ? 1.0f : negative_slope; });
+}
+
+Var sigmoid(const Var& x) {
+  return pointwise(x, detail::stable_sigmoid, [](float, float y) { return y * (1.0f - y); });
+}
+
+Var tanh(const Var& x) {
+  return pointwise(
+      x, [](float v) { return std::tanh(v); }, [](float, float y) { return 1.0f - y * y; });
+}
+
+}  // namespace attend::ops
