@@ -1,0 +1,36 @@
+#pragma once
+/// Where true contacts come from: a structure (PDB file, or per-position points) or a
+/// contacts TSV file.
+///
+/// Contacts TSV (the format of the protein sets in data/proteins/): lines starting with `#`
+/// are comments, `#L <n>` among them gives L (otherwise L is the largest index); data lines
+/// are `i j dist contact` (tab or space separated), 1-based positions i != j, `dist` in
+/// Angstrom or `NA`, `contact` 1 or 0. Only the listed pairs are evaluable.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attend/bio/contact_map.hpp"
+#include "attend/bio/pdb_reader.hpp"
+
+namespace attend::bio {
+
+/// Distance below which two residues are in contact (Angstrom, strict `<`).
+inline constexpr double kContactCutoff = 8.0;
+
+/// Truth from one point per position ([L]; nullopt: no structure): every pair of positions
+/// with points is evaluable, in contact when their distance is below `cutoff`.
+ContactMap contacts_from_points(const std::vector<std::optional<Point3>>& points,
+                                double cutoff = kContactCutoff);
+
+/// Truth from chain `chain` of a PDB file (pdb_reader.hpp; empty: first chain), mapped onto
+/// `query` (letters, gaps allowed) with map_structure_to_query; each position takes the
+/// residue's C-beta (C-alpha for glycine). Unmapped positions are not evaluable.
+ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& query,
+                             const std::string& chain = "", double cutoff = kContactCutoff);
+
+/// Read a contacts TSV; malformed lines throw attend::InputError with file and line.
+ContactMap read_contacts_tsv(const std::string& path);
+
+}  // namespace attend::bio

@@ -1,0 +1,23 @@
+#include "attend/bio/contact_map.hpp"
+
+#include <limits>
+
+#include "attend/core/error.hpp"
+
+namespace attend::bio {
+
+ContactMap::ContactMap(int64_t length)
+    : length_(length),
+      distance_(static_cast<std::size_t>(length * length), std::numeric_limits<float>::quiet_NaN()),
+      state_(static_cast<std::size_t>(length * length), kNotEvaluable) {
+  ATTEND_CHECK(length >= 0, "negative length " << length);
+}
+
+void ContactMap::set(int64_t i, int64_t j, float distance, bool contact) {
+  ATTEND_CHECK(i >= 0 && j >= 0 && i < length_ && j < length_ && i != j,
+               "pair (" << i << ", " << j << ") outside a map of length " << length_);
+  distance_[index(i, j)] = distance_[index(j, i)] = distance;
+  state_[index(i, j)] = state_[index(j, i)] = contact ? 1 : 0;
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,101 @@
+#include "attend/bio/contact_truth.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attend/bio/structure_mapping.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/io/line_reader.hpp"
+
+namespace attend::bio {
+
+ContactMap contacts_from_points(const std::vector<std::optional<Point3>>& points, double cutoff) {
+  const int64_t L = static_cast<int64_t>(points.size());
+  ContactMap map(L);
+  for (int64_t i = 0; i < L; ++i) {
+    if (!points[static_cast<std::size_t>(i)]) continue;
+    for (int64_t j = i + 1; j < L; ++j) {
+      if (!points[static_cast<std::size_t>(j)]) continue;
+      const double d = distance(*points[static_cast<std::size_t>(i)], *points[static_cast<std::size_t>(j)]);
+      map.set(i, j, static_cast<float>(d), d < cutoff);
+    }
+  }
+  return map;
+}
+
+ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& query,
+                             const std::string& chain, double cutoff) {
+  const PdbChain structure = read_pdb_chain(pdb_path, chain);
+  const StructureMapping mapping = map_structure_to_query(query, structure.sequence());
+  std::vector<std::optional<Point3>> points(query.size());
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    const int64_t r = mapping.residue[i];
+    if (r < 0) continue;
+    const PdbResidue& residue = structure.residues[static_cast<std::size_t>(r)];
+    if (residue.has_position()) points[i] = residue.position();
+  }
+  return contacts_from_points(points, cutoff);
+}
+
+namespace {
+struct TsvPair {
+  int64_t i, j;
+  float distance;
+  bool contact;
+  std::size_t line;
+};
+}  // namespace
+
+ContactMap read_contacts_tsv(const std::string& path) {
+  io::LineReader reader(path);
+  std::vector<TsvPair> pairs;
+  int64_t declared_length = -1;
+  int64_t max_index = 0;
+  std::string line;
+  while (reader.next(line)) {
+    const auto fields = io::split_whitespace(line);
+    if (fields.empty()) continue;
+    if (fields[0][0] == '#') {
+      if (fields[0] == "#L") {
+        if (fields.size() != 2) reader.fail("expected '#L <length>', got '" + line + "'");
+        declared_length = reader.parse_int(fields[1], "a sequence length");
+        if (declared_length <= 0) reader.fail("the length must be positive, got " + fields[1]);
+      }
+      continue;
+    }
+    if (fields.size() != 4) {
+      reader.fail("expected 'i j dist contact', got " + std::to_string(fields.size()) + " fields");
+    }
+    TsvPair p;
+    p.i = reader.parse_int(fields[0], "a 1-based position i");
+    p.j = reader.parse_int(fields[1], "a 1-based position j");
+    if (p.i < 1 || p.j < 1 || p.i == p.j) {
+      reader.fail("positions must be >= 1 and differ, got " + fields[0] + " " + fields[1]);
+    }
+    p.distance = fields[2] == "NA" ? std::numeric_limits<float>::quiet_NaN()
+                                   : reader.parse_float(fields[2], "a distance or NA");
+    if (fields[3] != "0" && fields[3] != "1") reader.fail("expected contact 0 or 1, got '" + fields[3] + "'");
+    p.contact = fields[3] == "1";
+    p.line = reader.line_number();
+    max_index = std::max({max_index, p.i, p.j});
+    pairs.push_back(p);
+  }
+  if (pairs.empty()) throw InputError(path, 0, "no contact pairs (empty contacts file)");
+  const int64_t L = declared_length > 0 ? declared_length : max_index;
+  ContactMap map(L);
+  for (const TsvPair& p : pairs) {
+    if (p.i > L || p.j > L) {
+      throw InputError(path, p.line, "position beyond the declared length #L " + std::to_string(L));
+    }
+    const int64_t i = p.i - 1, j = p.j - 1;
+    if (map.evaluable(i, j) && map.contact(i, j) != p.contact) {
+      throw InputError(path, p.line, "pair " + std::to_string(p.i) + " " + std::to_string(p.j) +
+                                         " listed before with the other contact flag");
+    }
+    map.set(i, j, p.distance, p.contact);
+  }
+  return map;
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "attend/bio/contact_truth.hpp"
+
+using namespace attend::bio;
+namespace fs = std::filesystem;
+
+TEST_CASE("contacts from the small PDB follow C-beta / C-alpha distances below 8 A", "[bio]") {
+  // Query with an extra residue (W) that the structure lacks; chain A is AGSMLK with
+  // points ALA (1,0,0), GLY (3.8,0,0), SER (7.6,2,0), MSE (11.4,1.5,0), LEU (15.2,0,0),
+  // LYS (19,1,0).
+  const ContactMap map = contacts_from_pdb(ATTEND_BIO_FIXTURES "/fixtures/small.pdb", "AGSMWLK");
+  REQUIRE(map.length() == 7);
+  for (int64_t j = 0; j < 7; ++j) {
+    if (j != 4) CHECK_FALSE(map.evaluable(4, j));  // W: no structure
+  }
+  CHECK(map.distance(0, 1) == Approx(2.8));
+  CHECK(map.contact(0, 1));
+  CHECK(map.distance(0, 2) == Approx(std::sqrt(6.6 * 6.6 + 4.0)));  // 6.90 A
+  CHECK(map.contact(0, 2));
+  CHECK(map.distance(0, 3) == Approx(std::sqrt(10.4 * 10.4 + 1.5 * 1.5)));  // 10.5 A
+  CHECK_FALSE(map.contact(0, 3));
+  CHECK(map.distance(5, 6) == Approx(std::sqrt(3.8 * 3.8 + 1.0)));  // LEU - LYS
+  CHECK(map.contact(6, 5));  // symmetric
+  CHECK(std::isnan(map.distance(4, 5)));
+}
+
+TEST_CASE("the cutoff is strict", "[bio]") {
+  const std::vector<std::optional<Point3>> points = {Point3{0, 0, 0}, Point3{8, 0, 0}, std::nullopt,
+                                                     Point3{0, 7.5, 0}};
+  const ContactMap map = contacts_from_points(points);
+  CHECK(map.evaluable(0, 1));
+  CHECK_FALSE(map.contact(0, 1));  // exactly 8 A
+  CHECK(map.contact(0, 3));
+  CHECK_FALSE(map.evaluable(1, 2));
+  CHECK_FALSE(map.evaluable(0, 0));
+}
+
+TEST_CASE("the contacts TSV reader keeps only the listed pairs", "[bio][io]") {
+  const fs::path path = fs::temp_directory_path() / "attend_test_contacts.tsv";
+  std::ofstream(path) << "#id test\n#L 6\n#columns i j dist contact\n1\t2\t3.800\t1\n"
+                         "2 5 NA 0\n\n4\t1\t7.250\t1\n";
+  const ContactMap map = read_contacts_tsv(path.string());
+  CHECK(map.length() == 6);
+  CHECK(map.contact(0, 1));
+  CHECK(map.distance(1, 0) == 3.8f);
+  CHECK(map.evaluable(1, 4));
+  CHECK_FALSE(map.contact(1, 4));
+  CHECK(std::isnan(map.distance(1, 4)));
+  CHECK(map.contact(0, 3));  // written as 4 1
+  CHECK_FALSE(map.evaluable(0, 2));
+  CHECK_FALSE(map.evaluable(4, 5));
+
+  std::ofstream(path) << "1\t3\tNA\t1\n";  // no #L: L is the largest index
+  CHECK(read_contacts_tsv(path.string()).length() == 3);
+}
