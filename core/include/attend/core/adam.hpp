@@ -25,6 +25,7 @@ struct AdamOptions {
 
 class Adam : public Optimizer {
  public:
+  /// Throws attend::Error on options out of range (betas in [0, 1), eps > 0, decay >= 0).
   explicit Adam(AdamOptions options = {});
 
   /// Parallel over fixed blocks of the flat buffers.

@@ -23,6 +23,7 @@ using Json = nlohmann::json;
 /// Named state tensors of an optimizer (`step`, `m`, `v`, ...).
 using OptimizerState = std::vector<std::pair<std::string, Tensor>>;
 
+/// Base of the optimizers: learning rate, step count and state checks.
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -46,6 +47,7 @@ class Optimizer {
 
   /// Learning rate (schedules change it between steps).
   double lr() const { return lr_; }
+  /// Set the learning rate (>= 0) used from the next step on.
   void set_lr(double lr);
   /// Steps taken so far.
   int64_t steps() const { return step_; }

@@ -24,6 +24,8 @@ struct ArenaSlot {
   int64_t numel() const { return shape_numel(shape); }
 };
 
+/// Movable, never copied (two arenas cannot own one parameter's views). Flat-buffer loops run
+/// in parallel over fixed blocks of 16384 values.
 class ParameterArena {
  public:
   /// An arena holding nothing.
@@ -44,6 +46,7 @@ class ParameterArena {
 
   /// Total number of parameter values.
   int64_t size() const { return static_cast<int64_t>(values_.size()); }
+  /// The parameters in packing order (the order they were given in).
   const std::vector<ArenaSlot>& slots() const { return slots_; }
   /// The slot named `name`, or nullptr.
   const ArenaSlot* find(const std::string& name) const;

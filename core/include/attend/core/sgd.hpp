@@ -22,6 +22,7 @@ struct SgdOptions {
 
 class Sgd : public Optimizer {
  public:
+  /// Throws attend::Error on options out of range (momentum in [0, 1), decay >= 0).
   explicit Sgd(SgdOptions options = {});
 
   /// Parallel over fixed blocks of the flat buffers.

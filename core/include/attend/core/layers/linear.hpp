@@ -25,6 +25,7 @@ struct LinearOptions {
 /// Parameters: `weight` [in, out] (Glorot uniform), `bias` [out] (zeros) when enabled.
 class Linear : public Module {
  public:
+  /// Throws attend::Error unless in and out are positive.
   explicit Linear(LinearOptions options);
 
   std::string type_name() const override { return "linear"; }
