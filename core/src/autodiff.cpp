@@ -1,5 +1,6 @@
 #include "attend/core/autodiff.hpp"
 
+#include <memory>
 #include <unordered_set>
 #include <utility>
 
@@ -21,6 +22,13 @@ struct VarNode {
 
 namespace {
 thread_local bool t_grad_enabled = true;
+
+// Make `slot` be `storage` itself. Assignment would not do: assigning into a view copies
+// values into the viewed memory instead of re-pointing it.
+void replace_storage(Tensor& slot, Tensor&& storage) {
+  std::destroy_at(&slot);
+  std::construct_at(&slot, std::move(storage));  // the move constructor is noexcept
+}
 
 void ensure_grad(detail::VarNode& node) {
   if (node.grad_bound) return;
@@ -95,13 +103,26 @@ void Var::zero_grad() const {
   node_->has_grad = false;
 }
 
-void Var::bind_grad(Tensor grad_view) {
+void Var::bind_grad(Tensor storage) {
   ATTEND_CHECK(node_, "bind_grad on an undefined Var");
-  ATTEND_CHECK(grad_view.is_view() && grad_view.shape() == node_->value.shape(),
-               "bind_grad needs a view of shape " << shape_to_string(node_->value.shape()));
-  node_->grad = std::move(grad_view);
-  node_->grad_bound = true;
+  ATTEND_CHECK(storage.shape() == node_->value.shape(),
+               "bind_grad needs storage of shape " << shape_to_string(node_->value.shape())
+                                                   << ", got "
+                                                   << shape_to_string(storage.shape()));
+  node_->grad_bound = storage.is_view();
+  replace_storage(node_->grad, std::move(storage));
   node_->has_grad = false;
+}
+
+void Var::bind_value(Tensor storage) {
+  ATTEND_CHECK(node_, "bind_value on an undefined Var");
+  ATTEND_CHECK(!node_->backward, "bind_value is for leaves, not op results");
+  ATTEND_CHECK(storage.shape() == node_->value.shape(),
+               "bind_value needs storage of shape " << shape_to_string(node_->value.shape())
+                                                    << ", got "
+                                                    << shape_to_string(storage.shape()));
+  if (storage.data() != node_->value.data()) storage.copy_from(node_->value);
+  replace_storage(node_->value, std::move(storage));
 }
 
 void Var::backward() {

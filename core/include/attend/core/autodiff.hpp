@@ -50,8 +50,14 @@ class Var {
   void accumulate_grad(const Tensor& g) const;
   /// Forget the gradient (views into an arena are zeroed in place instead).
   void zero_grad() const;
-  /// Make the gradient a view into external memory (the parameter arena).
-  void bind_grad(Tensor grad_view);
+  /// Make the gradient live in `storage` (the value's shape). A view (into the parameter
+  /// arena) marks the gradient bound: it is zeroed in place, never reallocated. An owning
+  /// tensor unbinds it again. Either way the gradient starts as "none accumulated".
+  void bind_grad(Tensor storage);
+  /// Make the value live in `storage` (the value's shape): the current values are copied in,
+  /// then the node keeps `storage` itself. A view moves a parameter into an arena; an owning
+  /// tensor gives it its own memory again. Only for leaves.
+  void bind_value(Tensor storage);
 
   /// Backpropagate from this scalar (its gradient is seeded with 1).
   void backward();

@@ -1,0 +1,50 @@
+#pragma once
+/// Reading option structs from JSON (layer configs, optimizer configs) with messages that say
+/// which option of what was wrong. A null config counts as an empty object.
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+using Json = nlohmann::json;
+
+/// Throws attend::InputError when `config` is neither null nor an object, or has a key not in
+/// `known`; the message names `owner` ("linear", "adam") and lists the known keys.
+void check_option_keys(const Json& config, const std::vector<std::string>& known,
+                       const std::string& owner);
+
+/// `config[key]` as T, or `fallback` when the key is absent; a value of the wrong type throws
+/// attend::InputError naming `owner` and `key`.
+template <class T>
+T option_or(const Json& config, const std::string& key, T fallback, const std::string& owner) {
+  if (!config.is_object() || !config.contains(key)) return fallback;
+  const Json& value = config.at(key);
+  try {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!value.is_number_integer()) throw InputError(owner + ": option '" + key +
+                                                       "' must be a whole number, got " +
+                                                       value.dump());
+    }
+    return value.get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(owner + ": option '" + key + "' has the wrong type (" +
+                     value.dump() + ")");
+  }
+}
+
+/// `config[key]` as T; a missing key or a value of the wrong type throws attend::InputError.
+template <class T>
+T option_required(const Json& config, const std::string& key, const std::string& owner) {
+  if (!config.is_object() || !config.contains(key)) {
+    throw InputError(owner + ": missing required option '" + key + "'");
+  }
+  return option_or<T>(config, key, T{}, owner);
+}
+
+}  // namespace attend

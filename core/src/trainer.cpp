@@ -1,0 +1,96 @@
+#include "attend/core/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "attend/core/error.hpp"
+
+namespace attend {
+
+Trainer::Trainer(ParameterArena& arena, Optimizer& optimizer, TrainerOptions options)
+    : arena_(arena), optimizer_(optimizer), options_(std::move(options)) {
+  ATTEND_CHECK(options_.max_epochs >= 0, "max_epochs must be >= 0, got " << options_.max_epochs);
+  ATTEND_CHECK(options_.patience >= 0, "patience must be >= 0, got " << options_.patience);
+  ATTEND_CHECK(options_.clip_grad_norm >= 0.0,
+               "clip_grad_norm must be >= 0, got " << options_.clip_grad_norm);
+}
+
+void Trainer::load_state(TrainerState state) {
+  ATTEND_CHECK(state.epoch >= 0, "trainer state: negative epoch " << state.epoch);
+  ATTEND_CHECK(state.best_epoch < state.epoch,
+               "trainer state: best epoch " << state.best_epoch << " not before epoch "
+                                            << state.epoch);
+  ATTEND_CHECK(state.best_epoch < 0 || state.best_parameters.numel() == arena_.size(),
+               "trainer state: best parameters hold " << state.best_parameters.numel()
+                                                      << " values, the arena has "
+                                                      << arena_.size());
+  state_ = std::move(state);
+}
+
+void Trainer::observe(const EvalMetrics& metrics) {
+  const double loss = metrics.val_loss, metric = metrics.val_metric;
+  // Best parameters: highest metric, then lowest loss (NaN never wins).
+  if (metric > state_.best_val_metric ||
+      (metric == state_.best_val_metric && loss < state_.best_val_loss)) {
+    state_.best_epoch = state_.epoch;
+    state_.best_val_metric = metric;
+    state_.best_val_loss = loss;
+    state_.best_parameters = arena_.snapshot();
+  }
+  // Stopping rule: a strict improvement of either the loss or the metric.
+  const bool improved = loss < state_.min_val_loss || metric > state_.max_val_metric;
+  if (loss < state_.min_val_loss) state_.min_val_loss = loss;
+  if (metric > state_.max_val_metric) state_.max_val_metric = metric;
+  state_.bad_epochs = improved ? 0 : state_.bad_epochs + 1;
+  if (options_.patience > 0 && state_.bad_epochs >= options_.patience) state_.stopped = true;
+}
+
+TrainResult Trainer::fit(const std::function<double(int epoch)>& train_step,
+                         const std::function<EvalMetrics()>& evaluate) {
+  ATTEND_CHECK(train_step && evaluate, "fit needs a train_step and an evaluate function");
+  ProgressLine progress("epoch", options_.max_epochs, options_.progress);
+  const auto start = std::chrono::steady_clock::now();
+  const double seconds_before = state_.seconds;
+  while (!state_.stopped && state_.epoch < options_.max_epochs) {
+    const int epoch = state_.epoch;
+    arena_.zero_grad();
+    const double train_loss = train_step(epoch);
+    ATTEND_CHECK(std::isfinite(train_loss), "training loss is " << train_loss << " at epoch "
+                                                                << epoch
+                                                                << " (try a lower learning rate)");
+    if (options_.clip_grad_norm > 0.0) arena_.clip_grad_norm(options_.clip_grad_norm);
+    optimizer_.step(arena_);
+    EvalMetrics metrics;
+    {
+      NoGradGuard no_grad;
+      metrics = evaluate();
+    }
+    observe(metrics);
+    state_.history.push_back(EpochRecord{epoch, train_loss, metrics});
+    ++state_.epoch;
+    state_.seconds =
+        seconds_before +
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    std::vector<std::pair<std::string, double>> shown{
+        {"loss", train_loss}, {"val_loss", metrics.val_loss},
+        {options_.metric_name, metrics.val_metric}};
+    shown.insert(shown.end(), metrics.extras.begin(), metrics.extras.end());
+    progress.update(state_.epoch, shown, state_.stopped);
+    if (options_.on_epoch_end) options_.on_epoch_end(state_);
+  }
+  progress.finish();
+
+  if (options_.restore_best && state_.best_epoch >= 0) arena_.restore(state_.best_parameters);
+  TrainResult result;
+  result.epochs_run = state_.epoch;
+  result.best_epoch = state_.best_epoch;
+  result.best_val_metric = state_.best_val_metric;
+  result.best_val_loss = state_.best_val_loss;
+  result.early_stopped = state_.stopped;
+  result.seconds = state_.seconds;
+  result.history = state_.history;
+  return result;
+}
+
+}  // namespace attend

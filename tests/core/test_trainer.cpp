@@ -1,0 +1,248 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "attend/core/adam.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/layers/linear.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/sgd.hpp"
+#include "attend/core/trainer.hpp"
+#include "grad_check.hpp"
+
+using namespace attend;
+using attend::testing::random_tensor;
+
+namespace {
+
+TrainerOptions quiet_options() {
+  TrainerOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  return o;
+}
+
+// A scripted run: one parameter that SGD (lr 1, gradient -1) raises by 1 per epoch, so after
+// epoch e it holds e + 1; `evaluate` replays fixed losses and metrics.
+struct Scripted {
+  Scripted(std::vector<double> losses, std::vector<double> metrics)
+      : losses(std::move(losses)), metrics(std::move(metrics)) {}
+  TrainResult run(TrainerOptions options) {
+    Trainer trainer(arena, sgd, std::move(options));
+    int epoch_seen = 0;
+    return trainer.fit(
+        [&](int epoch) {
+          epoch_seen = epoch;
+          p.grad_mut()[0] = -1.0f;
+          return 1.0;
+        },
+        [&] { return EvalMetrics{losses.at(epoch_seen), metrics.at(epoch_seen), {}}; });
+  }
+  std::vector<double> losses, metrics;
+  Var p{Tensor({1}, 0.0f), true};
+  ParameterArena arena{{{"p", p}}};
+  Sgd sgd{SgdOptions{1.0}};
+};
+
+// Mean squared error, written here with Var::from_op (sums in double, in order).
+Var mse(const Var& pred, const Tensor& target) {
+  const Tensor& y = pred.value();
+  double s = 0.0;
+  for (int64_t i = 0; i < y.numel(); ++i) s += double(y[i] - target[i]) * (y[i] - target[i]);
+  const double n = double(y.numel());
+  return Var::from_op(Tensor::scalar(float(s / n)), {pred},
+                      [pred, target, n](const Tensor&, const Tensor& g) {
+                        const Tensor& yv = pred.value();
+                        Tensor& gy = pred.grad_mut();
+                        const float scale = float(2.0 * g[0] / n);
+                        for (int64_t i = 0; i < yv.numel(); ++i) {
+                          gy[i] += scale * (yv[i] - target[i]);
+                        }
+                      });
+}
+
+// Two stacked Linear layers: [600, 64] -> [600, 32] -> [600, 16].
+class TwoLayers : public Module {
+ public:
+  explicit TwoLayers(uint64_t seed) {
+    first = &add_child("first", std::make_unique<Linear>(LinearOptions{64, 32, true, seed}));
+    second = &add_child("second", std::make_unique<Linear>(LinearOptions{32, 16, true, seed + 1}));
+  }
+  std::string type_name() const override { return "two_layers"; }
+  Json config() const override { return Json::object(); }
+  Var forward(const Var& x) const { return second->forward(first->forward(x)); }
+  Linear* first;
+  Linear* second;
+};
+
+struct Data {
+  Tensor x_train = random_tensor({600, 64}, 1), y_train = random_tensor({600, 16}, 2);
+  Tensor x_val = random_tensor({200, 64}, 3), y_val = random_tensor({200, 16}, 4);
+};
+
+// Everything a run needs, built fresh: model, arena, optimizer, trainer.
+struct Run {
+  Run(const Data& data, TrainerOptions options, uint64_t seed = 5)
+      : data(data), model(seed), arena(model.named_parameters()),
+        adam(AdamOptions{0.02, 0.9, 0.999, 1e-8, 1e-3}), trainer(arena, adam, std::move(options)) {}
+  TrainResult fit() {
+    return trainer.fit(
+        [&](int) {
+          Var loss = mse(model.forward(Var(data.x_train)), data.y_train);
+          loss.backward();
+          return double(loss.value().item());
+        },
+        [&] {
+          const double loss = mse(model.forward(Var(data.x_val)), data.y_val).value().item();
+          return EvalMetrics{loss, -loss, {{"neg", -1.0}}};
+        });
+  }
+  std::vector<float> values() const { return {arena.values().begin(), arena.values().end()}; }
+  const Data& data;
+  TwoLayers model;
+  ParameterArena arena;
+  Adam adam;
+  Trainer trainer;
+};
+
+TrainerOptions training_options(int max_epochs, bool restore_best) {
+  TrainerOptions o = quiet_options();
+  o.max_epochs = max_epochs;
+  o.patience = 4;
+  o.clip_grad_norm = 0.5;
+  o.restore_best = restore_best;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("early stopping follows the GAT rule and restores the best epoch", "[core]") {
+  // epoch:        0     1     2     3     4     5     6     7
+  Scripted s({1.00, 0.90, 0.95, 0.95, 0.95, 0.95, 0.95, 0.50},
+             {0.50, 0.60, 0.60, 0.70, 0.60, 0.60, 0.60, 0.90});
+  // 2 is bad (nothing strictly better), 3 improves the metric, 4, 5, 6 are bad: with
+  // patience 3 the run stops after epoch 6 and never sees epoch 7.
+  TrainerOptions o = quiet_options();
+  o.max_epochs = 8;
+  o.patience = 3;
+  int hooks = 0;
+  o.on_epoch_end = [&](const TrainerState& st) {
+    ++hooks;
+    CHECK(st.epoch == hooks);
+  };
+  const TrainResult r = s.run(o);
+  CHECK(r.epochs_run == 7);
+  CHECK(r.early_stopped);
+  CHECK(hooks == 7);
+  CHECK(r.best_epoch == 3);
+  CHECK(r.best_val_metric == 0.70);
+  CHECK(r.best_val_loss == 0.95);
+  REQUIRE(r.history.size() == 7);
+  CHECK(r.history[2].eval.val_loss == 0.95);
+  CHECK(s.arena.values()[0] == 4.0f);  // the parameters after epoch 3
+}
+
+TEST_CASE("a lower loss keeps training going; ties in the metric go to the lower loss", "[core]") {
+  // epoch:        0     1     2     3     4     5
+  Scripted s({1.00, 0.80, 0.60, 0.90, 0.55, 0.70},
+             {0.50, 0.70, 0.70, 0.70, 0.60, 0.70});
+  TrainerOptions o = quiet_options();
+  o.max_epochs = 6;
+  o.patience = 2;  // 3 is bad, 4 lowers the loss, 5 is bad: no stop
+  const TrainResult r = s.run(o);
+  CHECK(r.epochs_run == 6);
+  CHECK_FALSE(r.early_stopped);
+  CHECK(r.best_epoch == 2);  // metric 0.7 first reached at 1, with a lower loss at 2
+  CHECK(s.arena.values()[0] == 3.0f);
+}
+
+TEST_CASE("without restore_best the last parameters stay", "[core]") {
+  Scripted s({1.0, 0.5, 0.9}, {0.1, 0.9, 0.2});
+  TrainerOptions o = quiet_options();
+  o.max_epochs = 3;
+  o.restore_best = false;
+  const TrainResult r = s.run(o);
+  CHECK(r.best_epoch == 1);
+  CHECK(s.arena.values()[0] == 3.0f);
+}
+
+TEST_CASE("a non-finite training loss stops training with an error", "[core]") {
+  Var p(Tensor({1}, 0.0f), true);
+  ParameterArena arena({{"p", p}});
+  Sgd sgd;
+  Trainer trainer(arena, sgd, quiet_options());
+  CHECK_THROWS_WITH(trainer.fit([](int) { return std::nan(""); }, [] { return EvalMetrics{}; }),
+                    Catch::Contains("training loss is nan at epoch 0"));
+}
+
+TEST_CASE("training is bit-identical for 1 and 2 threads", "[core]") {
+  const Data data;
+  auto train = [&](int threads) {
+    set_num_threads(threads);
+    Run run(data, training_options(12, true));
+    const TrainResult r = run.fit();
+    return std::make_pair(run.values(), r.history.back().train_loss);
+  };
+  const int before = num_threads();
+  const auto one = train(1), two = train(2);
+  set_num_threads(before);
+  CHECK(one.first == two.first);
+  CHECK(one.second == two.second);
+}
+
+TEST_CASE("a resumed run continues bit-identically", "[core]") {
+  const Data data;
+  Run whole(data, training_options(20, true));
+  const TrainResult expected = whole.fit();
+  // The validation loss turns up (random targets) and the run stops early after epoch 10:
+  // it stops only if the bad-epoch count and the best parameters cross the checkpoint.
+  INFO("best epoch " << expected.best_epoch << ", epochs run " << expected.epochs_run);
+  REQUIRE(expected.early_stopped);
+  REQUIRE(expected.epochs_run > 10);
+  REQUIRE(expected.best_epoch < 10);  // the best parameters cross it too
+  CHECK(expected.history.back().train_loss < expected.history.front().train_loss);
+
+  // First 10 epochs, then everything a checkpoint would hold, kept in memory.
+  TrainerState saved_trainer;
+  OptimizerState saved_optimizer;
+  Tensor saved_values;
+  {
+    Run first(data, training_options(10, false));
+    first.fit();
+    saved_trainer = first.trainer.state();
+    saved_optimizer = first.adam.state();
+    saved_values = first.arena.snapshot();
+  }
+  CHECK(saved_trainer.epoch == 10);
+  CHECK(saved_trainer.bad_epochs > 0);
+  // A fresh model (another seed: its values must come from the checkpoint), arena,
+  // optimizer and trainer.
+  Run second(data, training_options(20, true), 99);
+  second.arena.restore(saved_values);
+  second.adam.load_state(saved_optimizer);
+  second.trainer.load_state(saved_trainer);
+  const TrainResult resumed = second.fit();
+
+  CHECK(second.values() == whole.values());
+  CHECK(resumed.epochs_run == expected.epochs_run);
+  CHECK(resumed.early_stopped);
+  CHECK(resumed.best_epoch == expected.best_epoch);
+  CHECK(resumed.best_val_metric == expected.best_val_metric);
+  REQUIRE(resumed.history.size() == expected.history.size());
+  for (std::size_t e = 0; e < expected.history.size(); ++e) {
+    CHECK(resumed.history[e].train_loss == expected.history[e].train_loss);
+    CHECK(resumed.history[e].eval.val_loss == expected.history[e].eval.val_loss);
+  }
+}
+
+TEST_CASE("trainer state must fit the arena", "[core]") {
+  Var p(Tensor({3}, 0.0f), true);
+  ParameterArena arena({{"p", p}});
+  Sgd sgd;
+  Trainer trainer(arena, sgd, quiet_options());
+  TrainerState st;
+  st.epoch = 5;
+  st.best_epoch = 2;
+  st.best_parameters = Tensor({4});
+  CHECK_THROWS_AS(trainer.load_state(st), Error);
+}
