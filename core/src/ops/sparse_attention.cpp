@@ -46,18 +46,27 @@ namespace {
 /// partial sums of the att gradient do, and it is a constant, so results do not depend on
 /// the thread count.
 constexpr int64_t kRowBlock = 128;
+/// How many edges ahead the kernels prefetch rows gathered in random order.
+constexpr int64_t kAhead = 8;
 
 float leaky(float x, float slope) { return x > 0.0f ? x : slope * x; }
 float leaky_derivative(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
 
-float dot_product(const float* a, const float* b, int64_t n) {
+/// Hint the `n` floats at `p` into cache, one hint per 64-byte line. The kernels gather node
+/// rows in edge order (random for most graphs, so memory latency dominates): they ask for
+/// the rows of the edge kAhead positions on, or for a row a little before they read it.
+[[gnu::always_inline]] inline void prefetch(const float* p, int64_t n) {
+  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(p + k);
+}
+
+[[gnu::always_inline]] inline float dot_product(const float* a, const float* b, int64_t n) {
   float s = 0.0f;
 #pragma omp simd reduction(+ : s)
   for (int64_t k = 0; k < n; ++k) s += a[k] * b[k];
   return s;
 }
 
-void axpy(float alpha, const float* x, float* y, int64_t n) {
+[[gnu::always_inline]] inline void axpy(float alpha, const float* x, float* y, int64_t n) {
 #pragma omp simd
   for (int64_t k = 0; k < n; ++k) y[k] += alpha * x[k];
 }
@@ -215,9 +224,12 @@ void softmax_columns(float* w, int64_t deg, int64_t heads, float* mx, float* sum
 /// Forward over destination rows. `probs` [E, H] receives the probabilities when not null.
 template <Rule R>
 void forward_rows(const Problem& pr, float* probs, float* out) {
-  const int64_t heads = pr.heads, c = pr.c;
+  const int64_t heads = pr.heads, c = pr.c, hc = heads * c, hd = heads * pr.d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t* src = pr.src;
+  const float *values = pr.values, *s_src = pr.s_src;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
-    std::vector<float> scratch, mx(heads), sum(heads);
+    std::vector<float> scratch, mx(heads), sum(heads), weight(heads);
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
       if (deg == 0) continue;  // zero in-degree: the output row stays zero
@@ -227,17 +239,25 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
         w = scratch.data();
       }
       for (int64_t p = 0; p < deg; ++p) {
-        edge_scores<R>(pr, i, pr.src[begin + p], pr.edge_id[begin + p], w + p * heads);
+        const int64_t pos = begin + p, j = src[pos];
+        if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
+        prefetch(values + j * hc, hc);  // used by the aggregation below
+        edge_scores<R>(pr, i, j, pr.edge_id[pos], w + p * heads);
       }
       softmax_columns(w, deg, heads, mx.data(), sum.data());
-      float* o = out + i * heads * c;  // [H, C]
+      float* o = out + i * hc;  // [H, C]
       for (int64_t p = 0; p < deg; ++p) {
-        const int64_t j = pr.src[begin + p], id = pr.edge_id[begin + p];
-        for (int64_t h = 0; h < heads; ++h) {
-          const float a = w[p * heads + h] * pr.drop(id, h);
-          if (a == 0.0f) continue;
-          axpy(a, pr.values + (j * heads + h) * c, o + h * c, c);
-          if (pr.edge) axpy(a, pr.edge + (id * heads + h) * c, o + h * c, c);
+        const int64_t j = src[begin + p], id = pr.edge_id[begin + p];
+        const float* a = w + p * heads;  // [H]
+        if (pr.dropout) {
+          for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+          a = weight.data();
+        }
+        const float* vj = values + j * hc;  // [H, C]
+        for (int64_t h = 0; h < heads; ++h) axpy(a[h], vj + h * c, o + h * c, c);
+        if (pr.edge) {
+          const float* ej = pr.edge + id * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) axpy(a[h], ej + h * c, o + h * c, c);
         }
       }
     }
@@ -255,23 +275,35 @@ struct Grads {
 template <Rule R>
 void backward_rows(const Problem& pr, const float* probs, const float* gy, float* dscore,
                    const Grads& g, float* att_partial) {
-  const int64_t heads = pr.heads, c = pr.c, d = pr.d;
+  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t *src = pr.src, *edge_id = pr.edge_id;
+  const float *values = pr.values, *s_src = pr.s_src, *s_dst = pr.s_dst, *edge = pr.edge;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
     std::vector<float> total(heads);
-    float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * heads * d : nullptr;
+    float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * hd : nullptr;
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
       if (deg == 0) continue;
       const float* w = probs + begin * heads;  // [deg, H]
       float* ds = dscore + begin * heads;      // [deg, H]
-      const float* gi = gy + i * heads * c;    // [H, C]
+      const float* gi = gy + i * hc;           // [H, C]
       // d alpha = g_i . message, then through the dropout mask.
       for (int64_t p = 0; p < deg; ++p) {
-        const int64_t j = pr.src[begin + p], id = pr.edge_id[begin + p];
-        for (int64_t h = 0; h < heads; ++h) {
-          float da = dot_product(gi + h * c, pr.values + (j * heads + h) * c, c);
-          if (pr.edge) da += dot_product(gi + h * c, pr.edge + (id * heads + h) * c, c);
-          ds[p * heads + h] = da * pr.drop(id, h);
+        const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
+        if (pos + kAhead < n_edges) {
+          prefetch(values + src[pos + kAhead] * hc, hc);
+          prefetch(s_src + src[pos + kAhead] * hd, hd);
+        }
+        const float* vj = values + j * hc;  // [H, C]
+        float* dsp = ds + p * heads;        // [H]
+        for (int64_t h = 0; h < heads; ++h) dsp[h] = dot_product(gi + h * c, vj + h * c, c);
+        if (edge) {
+          const float* ej = edge + id * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
+        }
+        if (pr.dropout) {
+          for (int64_t h = 0; h < heads; ++h) dsp[h] *= pr.drop(id, h);
         }
       }
       // Softmax backward: de = w (dw - sum_p w dw).
@@ -286,16 +318,16 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
       }
       // Through the scoring rule, destination side.
       for (int64_t p = 0; p < deg; ++p) {
-        const int64_t j = pr.src[begin + p], id = pr.edge_id[begin + p];
+        const int64_t j = src[begin + p], id = edge_id[begin + p];
         for (int64_t h = 0; h < heads; ++h) {
           float& de = ds[p * heads + h];
           if constexpr (R == Rule::kGat) {
-            de *= leaky_derivative(pr.s_src[j * heads + h] + pr.s_dst[i * heads + h], pr.slope);
+            de *= leaky_derivative(s_src[j * heads + h] + s_dst[i * heads + h], pr.slope);
             if (g.dst) g.dst[i * heads + h] += de;
           } else if constexpr (R == Rule::kGatV2) {
-            const float* xs = pr.s_src + (j * heads + h) * d;  // [C']
-            const float* xd = pr.s_dst + (i * heads + h) * d;  // [C']
-            const float* a = pr.att + h * d;                   // [C']
+            const float* xs = s_src + (j * heads + h) * d;  // [C']
+            const float* xd = s_dst + (i * heads + h) * d;  // [C']
+            const float* a = pr.att + h * d;                // [C']
             if (g.dst) {
               float* gd = g.dst + (i * heads + h) * d;
 #pragma omp simd
@@ -310,15 +342,14 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
             }
           } else {
             const float des = de * pr.scale;
-            const float* q = pr.s_dst + (i * heads + h) * d;  // [D]
             if (g.dst) {
               float* gq = g.dst + (i * heads + h) * d;
-              axpy(des, pr.s_src + (j * heads + h) * d, gq, d);
-              if (pr.edge) axpy(des, pr.edge + (id * heads + h) * d, gq, d);
+              axpy(des, s_src + (j * heads + h) * d, gq, d);
+              if (edge) axpy(des, edge + (id * heads + h) * d, gq, d);
             }
             if (g.edge) {  // score term and message term of edge (id, h)
               float* ge = g.edge + (id * heads + h) * d;
-              axpy(des, q, ge, d);
+              axpy(des, s_dst + (i * heads + h) * d, ge, d);
               axpy(w[p * heads + h] * pr.drop(id, h), gi + h * c, ge, c);
             }
           }
@@ -333,31 +364,55 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
 template <Rule R>
 void backward_sources(const Problem& pr, const float* probs, const float* gy,
                       const float* dscore, const Grads& g) {
-  const int64_t heads = pr.heads, c = pr.c, d = pr.d;
+  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
+  const float *s_src = pr.s_src, *s_dst = pr.s_dst;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
+    std::vector<float> weight(heads);
     for (int64_t j = lo; j < hi; ++j) {
       for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
-        const int64_t i = pr.out_dst[k], p = pr.out_pos[k], id = pr.edge_id[p];
-        for (int64_t h = 0; h < heads; ++h) {
+        if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
+          const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
           if (g.values) {
-            const float a = probs[p * heads + h] * pr.drop(id, h);
-            axpy(a, gy + (i * heads + h) * c, g.values + (j * heads + h) * c, c);
+            prefetch(gy + ia * hc, hc);
+            prefetch(probs + pa * heads, heads);
           }
-          if (!g.src) continue;
-          const float de = dscore[p * heads + h];
-          if constexpr (R == Rule::kGat) {
-            g.src[j * heads + h] += de;
-          } else if constexpr (R == Rule::kGatV2) {
-            const float* xs = pr.s_src + (j * heads + h) * d;  // [C']
-            const float* xd = pr.s_dst + (i * heads + h) * d;  // [C']
-            const float* a = pr.att + h * d;                   // [C']
+          if (g.src) {
+            prefetch(dscore + pa * heads, heads);
+            if constexpr (R != Rule::kGat) prefetch(s_dst + ia * hd, hd);
+          }
+        }
+        const int64_t i = out_dst[k], p = out_pos[k];
+        if (g.values) {
+          const float* a = probs + p * heads;  // [H]
+          if (pr.dropout) {
+            const int64_t id = pr.edge_id[p];
+            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+            a = weight.data();
+          }
+          const float* gi = gy + i * hc;  // [H, C]
+          float* gv = g.values + j * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) axpy(a[h], gi + h * c, gv + h * c, c);
+        }
+        if (!g.src) continue;
+        const float* de = dscore + p * heads;  // [H]
+        if constexpr (R == Rule::kGat) {
+          for (int64_t h = 0; h < heads; ++h) g.src[j * heads + h] += de[h];
+        } else if constexpr (R == Rule::kGatV2) {
+          for (int64_t h = 0; h < heads; ++h) {
+            const float* xs = s_src + (j * heads + h) * d;  // [C']
+            const float* xd = s_dst + (i * heads + h) * d;  // [C']
+            const float* a = pr.att + h * d;                // [C']
             float* gs = g.src + (j * heads + h) * d;
 #pragma omp simd
             for (int64_t q = 0; q < d; ++q) {
-              gs[q] += de * a[q] * leaky_derivative(xs[q] + xd[q], pr.slope);
+              gs[q] += de[h] * a[q] * leaky_derivative(xs[q] + xd[q], pr.slope);
             }
-          } else {
-            axpy(de * pr.scale, pr.s_dst + (i * heads + h) * d, g.src + (j * heads + h) * d, d);
+          }
+        } else {
+          for (int64_t h = 0; h < heads; ++h) {
+            axpy(de[h] * pr.scale, s_dst + (i * heads + h) * d, g.src + (j * heads + h) * d, d);
           }
         }
       }
