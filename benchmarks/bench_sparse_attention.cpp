@@ -67,7 +67,8 @@ double median_ms(int repeats, Fn&& fn) {
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     fn();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -89,8 +90,10 @@ int main(int argc, char** argv) {
   app.add_option("--heads", heads, "attention heads")->check(CLI::PositiveNumber);
   app.add_option("--channels", channels, "channels per head")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "thread counts to time, e.g. 1,2")->delimiter(',');
-  app.add_option("--repeats", repeats, "timed runs per measurement (median)")->check(CLI::PositiveNumber);
-  app.add_option("--dropout", dropout, "attention dropout while training")->check(CLI::Range(0.0, 0.99));
+  app.add_option("--repeats", repeats, "timed runs per measurement (median)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--dropout", dropout, "attention dropout while training")
+      ->check(CLI::Range(0.0, 0.99));
   app.add_option("--seed", seed, "seed of the random graph and inputs");
   app.add_option("--json", json_path, "write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
@@ -132,7 +135,8 @@ int main(int argc, char** argv) {
               static_cast<long long>(nodes), static_cast<long long>(edges),
               static_cast<long long>(in_features), static_cast<long long>(heads),
               static_cast<long long>(channels), repeats);
-  std::printf("%8s %14s %18s %22s\n", "threads", "forward ms", "fwd+bwd ms", "attention fwd+bwd ms");
+  std::printf("%8s %14s %18s %22s\n", "threads", "forward ms", "fwd+bwd ms",
+              "attention fwd+bwd ms");
   for (int t : threads) {
     set_num_threads(t);
     const double forward = median_ms(repeats, [&] {

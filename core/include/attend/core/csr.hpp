@@ -35,7 +35,9 @@ class Csr {
   static Csr from_edges(int64_t n_nodes, const std::vector<int64_t>& src,
                         const std::vector<int64_t>& dst);
 
+  /// Number of nodes N.
   int64_t n_nodes() const { return data_->n_nodes; }
+  /// Number of edges E.
   int64_t n_edges() const { return static_cast<int64_t>(data_->src.size()); }
   /// Number of in-edges of `node`.
   int64_t in_degree(int64_t node) const { return indptr()[node + 1] - indptr()[node]; }
