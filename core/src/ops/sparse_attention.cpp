@@ -1,0 +1,498 @@
+#include "attend/core/ops/sparse_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
+
+namespace attend::ops {
+
+using Rule = SparseScores::Rule;
+
+SparseScores SparseScores::gat(Var s_src, Var s_dst) {
+  SparseScores s;
+  s.rule = Rule::kGat;
+  s.src = std::move(s_src);
+  s.dst = std::move(s_dst);
+  return s;
+}
+
+SparseScores SparseScores::gatv2(Var x_src, Var x_dst, Var att) {
+  SparseScores s;
+  s.rule = Rule::kGatV2;
+  s.src = std::move(x_src);
+  s.dst = std::move(x_dst);
+  s.att = std::move(att);
+  return s;
+}
+
+SparseScores SparseScores::dot(Var q, Var k, Var edge) {
+  SparseScores s;
+  s.rule = Rule::kDot;
+  s.src = std::move(k);
+  s.dst = std::move(q);
+  s.edge = std::move(edge);
+  return s;
+}
+
+namespace {
+
+/// Destination rows per parallel work item. Row results never depend on it; the per-block
+/// partial sums of the att gradient do, and it is a constant, so results do not depend on
+/// the thread count.
+constexpr int64_t kRowBlock = 128;
+/// How many edges ahead the kernels prefetch rows gathered in random order.
+constexpr int64_t kAhead = 8;
+
+float leaky(float x, float slope) { return x > 0.0f ? x : slope * x; }
+float leaky_derivative(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
+
+/// Hint the `n` floats at `p` into cache, one hint per 64-byte line. The kernels gather node
+/// rows in edge order (random for most graphs, so memory latency dominates): they ask for
+/// the rows of the edge kAhead positions on, or for a row a little before they read it.
+[[gnu::always_inline]] inline void prefetch(const float* p, int64_t n) {
+  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(p + k);
+}
+
+[[gnu::always_inline]] inline float dot_product(const float* a, const float* b, int64_t n) {
+  float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+  for (int64_t k = 0; k < n; ++k) s += a[k] * b[k];
+  return s;
+}
+
+[[gnu::always_inline]] inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+#pragma omp simd
+  for (int64_t k = 0; k < n; ++k) y[k] += alpha * x[k];
+}
+
+/// Sizes, graph arrays and input pointers of one call, checked once.
+struct Problem {
+  int64_t n = 0, n_edges = 0, heads = 0;
+  int64_t c = 0;  ///< value channels
+  int64_t d = 1;  ///< channels of the score inputs (C' for gatv2, D for dot, 1 for gat)
+  float slope = 0.2f, scale = 1.0f;
+  const int64_t *indptr = nullptr, *src = nullptr, *edge_id = nullptr;
+  const int64_t *out_indptr = nullptr, *out_dst = nullptr, *out_pos = nullptr;
+  const float *s_src = nullptr, *s_dst = nullptr, *att = nullptr, *edge = nullptr;
+  const float* values = nullptr;
+  bool dropout = false;
+  float p_drop = 0.0f, keep_scale = 1.0f;
+  uint64_t seed = 0;
+
+  /// Dropout multiplier of (edge id, head): 0 or 1 / (1 - p).
+  float drop(int64_t id, int64_t h) const {
+    if (!dropout) return 1.0f;
+    return counter_uniform(seed, static_cast<uint64_t>(id * heads + h)) < p_drop ? 0.0f
+                                                                                 : keep_scale;
+  }
+};
+
+Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& values,
+                     const SparseAttentionOptions& options) {
+  Problem pr;
+  ATTEND_CHECK(values.defined() && scores.src.defined() && scores.dst.defined(),
+               "sparse_attention: values and both score terms must be defined");
+  const Tensor& v = values.value();
+  const Tensor& s = scores.src.value();
+  const Tensor& t = scores.dst.value();
+  pr.n = graph.n_nodes();
+  pr.n_edges = graph.n_edges();
+  ATTEND_CHECK(v.rank() == 3 && v.dim(0) == pr.n,
+               "sparse_attention: values of shape " << shape_to_string(v.shape())
+                                                    << ", expected [N, H, C] with N = " << pr.n);
+  pr.heads = v.dim(1);
+  pr.c = v.dim(2);
+  ATTEND_CHECK(s.shape() == t.shape(), "sparse_attention: source term "
+                                           << shape_to_string(s.shape())
+                                           << " and destination term "
+                                           << shape_to_string(t.shape()) << " differ");
+  switch (scores.rule) {
+    case Rule::kGat:
+      ATTEND_CHECK(s.shape() == (Shape{pr.n, pr.heads}),
+                   "sparse_attention (gat): per-node terms of shape "
+                       << shape_to_string(s.shape()) << ", expected [N, H] = [" << pr.n << ", "
+                       << pr.heads << "]");
+      pr.d = 1;
+      break;
+    case Rule::kGatV2:
+      ATTEND_CHECK(s.rank() == 3 && s.dim(0) == pr.n && s.dim(1) == pr.heads,
+                   "sparse_attention (gatv2): x_src of shape "
+                       << shape_to_string(s.shape()) << ", expected [N, H, C'] with N = "
+                       << pr.n << ", H = " << pr.heads);
+      pr.d = s.dim(2);
+      ATTEND_CHECK(scores.att.defined() && scores.att.value().shape() == (Shape{pr.heads, pr.d}),
+                   "sparse_attention (gatv2): att must be [H, C'] = [" << pr.heads << ", "
+                                                                       << pr.d << "]");
+      pr.att = scores.att.value().data();
+      break;
+    case Rule::kDot:
+      ATTEND_CHECK(s.rank() == 3 && s.dim(0) == pr.n && s.dim(1) == pr.heads,
+                   "sparse_attention (dot): keys of shape " << shape_to_string(s.shape())
+                                                            << ", expected [N, H, D] with N = "
+                                                            << pr.n << ", H = " << pr.heads);
+      pr.d = s.dim(2);
+      ATTEND_CHECK(pr.d > 0, "sparse_attention (dot): zero-width queries and keys");
+      if (scores.edge.defined()) {
+        ATTEND_CHECK(scores.edge.value().shape() == (Shape{pr.n_edges, pr.heads, pr.d}) &&
+                         pr.d == pr.c,
+                     "sparse_attention (dot): edge features of shape "
+                         << shape_to_string(scores.edge.value().shape())
+                         << ", expected [E, H, D] = [" << pr.n_edges << ", " << pr.heads << ", "
+                         << pr.d << "] with D equal to the value channels " << pr.c);
+        pr.edge = scores.edge.value().data();
+      }
+      break;
+  }
+  ATTEND_CHECK(options.dropout >= 0.0f && options.dropout < 1.0f,
+               "sparse_attention: dropout " << options.dropout << " outside [0, 1)");
+  ATTEND_CHECK(std::isfinite(options.negative_slope),
+               "sparse_attention: negative_slope " << options.negative_slope);
+  pr.slope = options.negative_slope;
+  pr.scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(pr.d)));
+  pr.indptr = graph.indptr().data();
+  pr.src = graph.src().data();
+  pr.edge_id = graph.edge_id().data();
+  pr.out_indptr = graph.out_indptr().data();
+  pr.out_dst = graph.out_dst().data();
+  pr.out_pos = graph.out_pos().data();
+  pr.s_src = s.data();
+  pr.s_dst = t.data();
+  pr.values = v.data();
+  pr.dropout = options.training && options.dropout > 0.0f;
+  pr.p_drop = options.dropout;
+  pr.keep_scale = 1.0f / (1.0f - options.dropout);
+  pr.seed = options.seed;
+  return pr;
+}
+
+/// Raw scores e[h] of the edge j -> i with id `id`, all heads.
+template <Rule R>
+void edge_scores(const Problem& pr, int64_t i, int64_t j, int64_t id, float* e) {
+  const int64_t heads = pr.heads, d = pr.d;
+  if constexpr (R == Rule::kGat) {
+    for (int64_t h = 0; h < heads; ++h) {
+      e[h] = leaky(pr.s_src[j * heads + h] + pr.s_dst[i * heads + h], pr.slope);
+    }
+  } else if constexpr (R == Rule::kGatV2) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const float* xs = pr.s_src + (j * heads + h) * d;  // [C']
+      const float* xd = pr.s_dst + (i * heads + h) * d;  // [C']
+      const float* a = pr.att + h * d;                   // [C']
+      float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+      for (int64_t k = 0; k < d; ++k) acc += a[k] * leaky(xs[k] + xd[k], pr.slope);
+      e[h] = acc;
+    }
+  } else {
+    for (int64_t h = 0; h < heads; ++h) {
+      const float* q = pr.s_dst + (i * heads + h) * d;  // [D]
+      float acc = dot_product(q, pr.s_src + (j * heads + h) * d, d);
+      if (pr.edge) acc += dot_product(q, pr.edge + (id * heads + h) * d, d);
+      e[h] = acc * pr.scale;
+    }
+  }
+}
+
+/// In place, per head (column) of w [deg, H]: max-subtracted softmax over the deg rows.
+void softmax_columns(float* w, int64_t deg, int64_t heads, float* mx, float* sum) {
+  for (int64_t h = 0; h < heads; ++h) {
+    mx[h] = -std::numeric_limits<float>::infinity();
+    sum[h] = 0.0f;
+  }
+  for (int64_t p = 0; p < deg; ++p) {
+    for (int64_t h = 0; h < heads; ++h) mx[h] = std::max(mx[h], w[p * heads + h]);
+  }
+  for (int64_t p = 0; p < deg; ++p) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const float x = std::exp(w[p * heads + h] - mx[h]);
+      w[p * heads + h] = x;
+      sum[h] += x;
+    }
+  }
+  for (int64_t h = 0; h < heads; ++h) sum[h] = 1.0f / sum[h];
+  for (int64_t p = 0; p < deg; ++p) {
+    for (int64_t h = 0; h < heads; ++h) w[p * heads + h] *= sum[h];
+  }
+}
+
+/// Forward over destination rows. `probs` [E, H] receives the probabilities when not null.
+template <Rule R>
+void forward_rows(const Problem& pr, float* probs, float* out) {
+  const int64_t heads = pr.heads, c = pr.c, hc = heads * c, hd = heads * pr.d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t* src = pr.src;
+  const float *values = pr.values, *s_src = pr.s_src;
+  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
+    std::vector<float> scratch, mx(heads), sum(heads), weight(heads);
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
+      if (deg == 0) continue;  // zero in-degree: the output row stays zero
+      float* w = probs ? probs + begin * heads : nullptr;  // [deg, H]
+      if (!w) {
+        if (static_cast<int64_t>(scratch.size()) < deg * heads) scratch.resize(deg * heads);
+        w = scratch.data();
+      }
+      for (int64_t p = 0; p < deg; ++p) {
+        const int64_t pos = begin + p, j = src[pos];
+        if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
+        prefetch(values + j * hc, hc);  // used by the aggregation below
+        edge_scores<R>(pr, i, j, pr.edge_id[pos], w + p * heads);
+      }
+      softmax_columns(w, deg, heads, mx.data(), sum.data());
+      float* o = out + i * hc;  // [H, C]
+      for (int64_t p = 0; p < deg; ++p) {
+        const int64_t j = src[begin + p], id = pr.edge_id[begin + p];
+        const float* a = w + p * heads;  // [H]
+        if (pr.dropout) {
+          for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+          a = weight.data();
+        }
+        const float* vj = values + j * hc;  // [H, C]
+        for (int64_t h = 0; h < heads; ++h) axpy(a[h], vj + h * c, o + h * c, c);
+        if (pr.edge) {
+          const float* ej = pr.edge + id * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) axpy(a[h], ej + h * c, o + h * c, c);
+        }
+      }
+    }
+  });
+}
+
+/// Gradient buffers (null when the input needs none).
+struct Grads {
+  float *values = nullptr, *src = nullptr, *dst = nullptr, *att = nullptr, *edge = nullptr;
+};
+
+/// Backward pass 1, over destination rows: softmax backward into `dscore` [E, H] (for gat
+/// multiplied by the LeakyReLU derivative), gradients of the destination terms, of the edge
+/// features, and per-block partial sums of the att gradient in `att_partial` [blocks, H, C'].
+template <Rule R>
+void backward_rows(const Problem& pr, const float* probs, const float* gy, float* dscore,
+                   const Grads& g, float* att_partial) {
+  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t *src = pr.src, *edge_id = pr.edge_id;
+  const float *values = pr.values, *s_src = pr.s_src, *s_dst = pr.s_dst, *edge = pr.edge;
+  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
+    std::vector<float> total(heads);
+    float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * hd : nullptr;
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
+      if (deg == 0) continue;
+      const float* w = probs + begin * heads;  // [deg, H]
+      float* ds = dscore + begin * heads;      // [deg, H]
+      const float* gi = gy + i * hc;           // [H, C]
+      // d alpha = g_i . message, then through the dropout mask.
+      for (int64_t p = 0; p < deg; ++p) {
+        const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
+        if (pos + kAhead < n_edges) {
+          prefetch(values + src[pos + kAhead] * hc, hc);
+          prefetch(s_src + src[pos + kAhead] * hd, hd);
+        }
+        const float* vj = values + j * hc;  // [H, C]
+        float* dsp = ds + p * heads;        // [H]
+        for (int64_t h = 0; h < heads; ++h) dsp[h] = dot_product(gi + h * c, vj + h * c, c);
+        if (edge) {
+          const float* ej = edge + id * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
+        }
+        if (pr.dropout) {
+          for (int64_t h = 0; h < heads; ++h) dsp[h] *= pr.drop(id, h);
+        }
+      }
+      // Softmax backward: de = w (dw - sum_p w dw).
+      for (int64_t h = 0; h < heads; ++h) total[h] = 0.0f;
+      for (int64_t p = 0; p < deg; ++p) {
+        for (int64_t h = 0; h < heads; ++h) total[h] += w[p * heads + h] * ds[p * heads + h];
+      }
+      for (int64_t p = 0; p < deg; ++p) {
+        for (int64_t h = 0; h < heads; ++h) {
+          ds[p * heads + h] = w[p * heads + h] * (ds[p * heads + h] - total[h]);
+        }
+      }
+      // Through the scoring rule, destination side.
+      for (int64_t p = 0; p < deg; ++p) {
+        const int64_t j = src[begin + p], id = edge_id[begin + p];
+        for (int64_t h = 0; h < heads; ++h) {
+          float& de = ds[p * heads + h];
+          if constexpr (R == Rule::kGat) {
+            de *= leaky_derivative(s_src[j * heads + h] + s_dst[i * heads + h], pr.slope);
+            if (g.dst) g.dst[i * heads + h] += de;
+          } else if constexpr (R == Rule::kGatV2) {
+            const float* xs = s_src + (j * heads + h) * d;  // [C']
+            const float* xd = s_dst + (i * heads + h) * d;  // [C']
+            const float* a = pr.att + h * d;                // [C']
+            if (g.dst) {
+              float* gd = g.dst + (i * heads + h) * d;
+#pragma omp simd
+              for (int64_t k = 0; k < d; ++k) {
+                gd[k] += de * a[k] * leaky_derivative(xs[k] + xd[k], pr.slope);
+              }
+            }
+            if (att_acc) {
+              float* ga = att_acc + h * d;
+#pragma omp simd
+              for (int64_t k = 0; k < d; ++k) ga[k] += de * leaky(xs[k] + xd[k], pr.slope);
+            }
+          } else {
+            const float des = de * pr.scale;
+            if (g.dst) {
+              float* gq = g.dst + (i * heads + h) * d;
+              axpy(des, s_src + (j * heads + h) * d, gq, d);
+              if (edge) axpy(des, edge + (id * heads + h) * d, gq, d);
+            }
+            if (g.edge) {  // score term and message term of edge (id, h)
+              float* ge = g.edge + (id * heads + h) * d;
+              axpy(des, s_dst + (i * heads + h) * d, ge, d);
+              axpy(w[p * heads + h] * pr.drop(id, h), gi + h * c, ge, c);
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+/// Backward pass 2, over source rows through the transpose: gradients of the values and of
+/// the source terms. Each source row sums over its out-edges in position order.
+template <Rule R>
+void backward_sources(const Problem& pr, const float* probs, const float* gy,
+                      const float* dscore, const Grads& g) {
+  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
+  const float *s_src = pr.s_src, *s_dst = pr.s_dst;
+  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
+    std::vector<float> weight(heads);
+    for (int64_t j = lo; j < hi; ++j) {
+      for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
+        if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
+          const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
+          if (g.values) {
+            prefetch(gy + ia * hc, hc);
+            prefetch(probs + pa * heads, heads);
+          }
+          if (g.src) {
+            prefetch(dscore + pa * heads, heads);
+            if constexpr (R != Rule::kGat) prefetch(s_dst + ia * hd, hd);
+          }
+        }
+        const int64_t i = out_dst[k], p = out_pos[k];
+        if (g.values) {
+          const float* a = probs + p * heads;  // [H]
+          if (pr.dropout) {
+            const int64_t id = pr.edge_id[p];
+            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+            a = weight.data();
+          }
+          const float* gi = gy + i * hc;  // [H, C]
+          float* gv = g.values + j * hc;  // [H, C]
+          for (int64_t h = 0; h < heads; ++h) axpy(a[h], gi + h * c, gv + h * c, c);
+        }
+        if (!g.src) continue;
+        const float* de = dscore + p * heads;  // [H]
+        if constexpr (R == Rule::kGat) {
+          for (int64_t h = 0; h < heads; ++h) g.src[j * heads + h] += de[h];
+        } else if constexpr (R == Rule::kGatV2) {
+          for (int64_t h = 0; h < heads; ++h) {
+            const float* xs = s_src + (j * heads + h) * d;  // [C']
+            const float* xd = s_dst + (i * heads + h) * d;  // [C']
+            const float* a = pr.att + h * d;                // [C']
+            float* gs = g.src + (j * heads + h) * d;
+#pragma omp simd
+            for (int64_t q = 0; q < d; ++q) {
+              gs[q] += de[h] * a[q] * leaky_derivative(xs[q] + xd[q], pr.slope);
+            }
+          }
+        } else {
+          for (int64_t h = 0; h < heads; ++h) {
+            axpy(de[h] * pr.scale, s_dst + (i * heads + h) * d, g.src + (j * heads + h) * d, d);
+          }
+        }
+      }
+    }
+  });
+}
+
+template <Rule R>
+void backward(const Problem& pr, const float* probs, const float* gy, const Grads& g) {
+  const bool score_grads = g.src || g.dst || g.att || g.edge;
+  Tensor dscore;  // [E, H]
+  if (score_grads) {
+    dscore = Tensor({pr.n_edges, pr.heads});
+    const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
+    std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
+    backward_rows<R>(pr, probs, gy, dscore.data(), g, g.att ? att_partial.data() : nullptr);
+    if (g.att) {  // per-block partials added in block order
+      for (int64_t b = 0; b < n_blocks; ++b) {
+        const float* part = att_partial.data() + b * pr.heads * pr.d;
+        for (int64_t k = 0; k < pr.heads * pr.d; ++k) g.att[k] += part[k];
+      }
+    }
+  }
+  if (g.values || g.src) backward_sources<R>(pr, probs, gy, dscore.data(), g);
+}
+
+}  // namespace
+
+Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& values,
+                     const SparseAttentionOptions& options, Tensor* weights_out) {
+  const Problem pr = make_problem(graph, scores, values, options);
+  std::vector<Var> inputs{values, scores.src, scores.dst};
+  if (scores.att.defined()) inputs.push_back(scores.att);
+  if (scores.edge.defined()) inputs.push_back(scores.edge);
+  bool recording = false;
+  if (grad_enabled()) {
+    for (const Var& in : inputs) recording = recording || in.requires_grad();
+  }
+
+  Tensor out({pr.n, pr.heads, pr.c});  // [N, H, C]
+  Tensor probs;                        // [E, H], destination-major positions
+  if (recording || weights_out) probs = Tensor({pr.n_edges, pr.heads});
+  float* probs_data = (recording || weights_out) ? probs.data() : nullptr;
+  switch (scores.rule) {
+    case Rule::kGat: forward_rows<Rule::kGat>(pr, probs_data, out.data()); break;
+    case Rule::kGatV2: forward_rows<Rule::kGatV2>(pr, probs_data, out.data()); break;
+    case Rule::kDot: forward_rows<Rule::kDot>(pr, probs_data, out.data()); break;
+  }
+
+  if (weights_out) {  // keyed by edge id
+    Tensor weights({pr.n_edges, pr.heads});  // [E, H]
+    const int64_t heads = pr.heads;
+    parallel_for_blocks(pr.n_edges, kRowBlock * 16, [&](int64_t lo, int64_t hi) {
+      for (int64_t p = lo; p < hi; ++p) {
+        for (int64_t h = 0; h < heads; ++h) {
+          weights[pr.edge_id[p] * heads + h] = probs[p * heads + h];
+        }
+      }
+    });
+    *weights_out = std::move(weights);
+  }
+  if (!recording) return Var(std::move(out), false);
+
+  return Var::from_op(
+      std::move(out), inputs,
+      [graph, scores, values, options, probs = std::move(probs)](const Tensor&,
+                                                                 const Tensor& gy) {
+        const Problem pr = make_problem(graph, scores, values, options);
+        Grads g;
+        if (values.requires_grad()) g.values = values.grad_mut().data();
+        if (scores.src.requires_grad()) g.src = scores.src.grad_mut().data();
+        if (scores.dst.requires_grad()) g.dst = scores.dst.grad_mut().data();
+        if (scores.att.requires_grad()) g.att = scores.att.grad_mut().data();
+        if (scores.edge.requires_grad()) g.edge = scores.edge.grad_mut().data();
+        switch (scores.rule) {
+          case Rule::kGat: backward<Rule::kGat>(pr, probs.data(), gy.data(), g); break;
+          case Rule::kGatV2: backward<Rule::kGatV2>(pr, probs.data(), gy.data(), g); break;
+          case Rule::kDot: backward<Rule::kDot>(pr, probs.data(), gy.data(), g); break;
+        }
+      });
+}
+
+}  // namespace attend::ops
