@@ -55,6 +55,7 @@ void save_checkpoint(const std::string& path, const CheckpointData& data) {
     file.create_group("/trainer");
     file.set_attr("/trainer", "epoch", data.epoch);
     file.write_string("/trainer/state", data.trainer_state.dump());
+    write_named(file, "/trainer/tensors", data.trainer_tensors);
     file.close();
   } catch (const InputError& error) {
     throw InputError(path, 0, std::string("cannot write checkpoint: ") + error.what());
@@ -73,6 +74,7 @@ CheckpointData load_checkpoint(const std::string& path) {
   data.optimizer_state = read_named(file, "/optimizer/state");
   data.epoch = file.get_attr_int64("/trainer", "epoch");
   data.trainer_state = read_json(file, "/trainer/state");
+  data.trainer_tensors = read_named(file, "/trainer/tensors");
   return data;
 }
 

@@ -9,7 +9,9 @@
 #include "attend/core/parallel.hpp"
 #include "attend/core/sgd.hpp"
 #include "attend/core/trainer.hpp"
+#include "attend/core/training_checkpoint.hpp"
 #include "grad_check.hpp"
+#include "temp_dir.hpp"
 
 using namespace attend;
 using attend::testing::random_tensor;
@@ -245,4 +247,47 @@ TEST_CASE("trainer state must fit the arena", "[core]") {
   st.best_epoch = 2;
   st.best_parameters = Tensor({4});
   CHECK_THROWS_AS(trainer.load_state(st), Error);
+}
+
+TEST_CASE("a run resumed from a checkpoint file continues bit-identically", "[core][io]") {
+  const Data data;
+  Run whole(data, training_options(20, true));
+  whole.fit();
+
+  attend::testing::TempDir dir;
+  const std::string path = (dir.path() / "run.h5").string();
+  {
+    Run first(data, training_options(10, false));
+    first.fit();
+    const TrainerState state = first.trainer.state();
+    save_checkpoint(path, capture_checkpoint(first.model, first.arena, &first.adam, &state));
+  }
+  const CheckpointData saved = load_checkpoint(path);
+  CHECK(saved.epoch == 10);
+  CHECK(saved.optimizer_type == "adam");
+  Run second(data, training_options(20, true), 99);
+  load_parameters(saved, second.arena);
+  second.adam.load_state(saved.optimizer_state);
+  second.trainer.load_state(trainer_state_from_checkpoint(saved));
+  second.fit();
+  CHECK(second.values() == whole.values());
+}
+
+TEST_CASE("a checkpoint rebuilds its model through the registry", "[core][io]") {
+  Registry registry;
+  Linear::register_into(registry);
+  Linear model(LinearOptions{5, 3, true, 7});
+  ParameterArena arena(model.named_parameters());
+  const CheckpointData data = capture_checkpoint(model, arena, nullptr, nullptr);
+
+  std::unique_ptr<Module> rebuilt = module_from_checkpoint(data, registry);
+  REQUIRE(rebuilt->type_name() == "linear");
+  ParameterArena rebuilt_arena(rebuilt->named_parameters());
+  load_parameters(data, rebuilt_arena);
+  CHECK(std::equal(arena.values().begin(), arena.values().end(), rebuilt_arena.values().begin()));
+
+  CHECK_THROWS_WITH(module_from_checkpoint(data, Registry()), Catch::Matchers::Contains("unknown layer 'linear'"));
+  Linear other(LinearOptions{5, 4, true, 7});
+  ParameterArena other_arena(other.named_parameters());
+  CHECK_THROWS_WITH(load_parameters(data, other_arena), Catch::Matchers::Contains("has shape [5, 3], the model expects [5, 4]"));
 }

@@ -40,6 +40,8 @@ struct CheckpointData {
   int64_t epoch = 0;
   /// Anything else the trainer needs to resume (best metric, patience, RNG state, ...).
   Json trainer_state;
+  /// Named tensors the trainer needs to resume (the best parameters so far, ...).
+  std::vector<std::pair<std::string, Tensor>> trainer_tensors;
 };
 
 /// Write `data` to `path` atomically: the file is written under a temporary name next to
