@@ -4,7 +4,7 @@
 namespace attend::cli {
 
 Command add_contacts_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("contacts", "Predict residue-residue contacts of a protein from its alignment (not yet available)");
+  CLI::App* app = parent.add_subcommand("contacts", "Predict protein residue contacts from an alignment (not yet available)");
   return {app, not_yet_available("contacts", context)};
 }
 

@@ -4,7 +4,7 @@
 namespace attend::cli {
 
 Command add_node_classify_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("node-classify", "Train, evaluate and predict graph node classifiers (GAT, GATv2, graph transformers) (not yet available)");
+  CLI::App* app = parent.add_subcommand("node-classify", "Train, evaluate and apply graph node classifiers (not yet available)");
   return {app, not_yet_available("node-classify", context)};
 }
 
