@@ -1,0 +1,128 @@
+#include "cli.hpp"
+
+#include <cctype>
+#include <exception>
+
+#include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
+#include "commands.hpp"
+
+#ifndef ATTEND_VERSION
+#error "ATTEND_VERSION must be defined by the build (the project version)"
+#endif
+
+namespace attend::cli {
+
+namespace {
+
+/// CLI11 messages start with a capital ("The following argument was not expected: x");
+/// ours continue after "attend: error: ", so lower the first letter of a plain word.
+std::string lower_first_word(std::string text) {
+  if (text.size() >= 2 && std::isupper(static_cast<unsigned char>(text[0])) &&
+      (std::islower(static_cast<unsigned char>(text[1])) || text[1] == ' ')) {
+    text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  }
+  return text;
+}
+
+/// The one line printed for a bad command line, with a hint that names the help of the
+/// subcommand that was being parsed (or of the program).
+std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
+  std::string what = lower_first_word(one_line(error.what()));
+  std::string help = "attend --help";
+  const std::vector<CLI::App*> selected = app->get_subcommands();
+  if (!selected.empty()) {
+    help = "attend " + selected.front()->get_name() + " --help";
+  } else if (const std::vector<std::string> rest = app->remaining(); !rest.empty()) {
+    // Nothing matched a subcommand: name the first word that matched nothing.
+    const std::string& word = rest.front();
+    what = (word.rfind("-", 0) == 0 ? "unknown option '" : "unknown subcommand '") + word + "'";
+  }
+  return "attend: error: " + what + " (run '" + help + "')\n";
+}
+
+}  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  bool pending_break = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      pending_break = true;
+      continue;
+    }
+    if (pending_break) {
+      if (c == ' ' || c == '\t') continue;
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty()) out += "; ";
+      pending_break = false;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+int report_failure(std::exception_ptr error, std::ostream& err) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError& e) {
+    err << "attend: error: " << one_line(e.what()) << '\n';
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "attend: internal error: " << one_line(e.what()) << '\n';
+  } catch (...) {
+    err << "attend: internal error: unknown exception\n";
+  }
+  return kExitInternal;
+}
+
+std::function<int()> not_yet_available(const std::string& name, Context& context) {
+  return [name, &context]() {
+    context.err << "attend " << name << ": not yet available in this version\n";
+    return kExitUsage;
+  };
+}
+
+int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostream& out,
+            std::ostream& err) {
+  try {
+    Context context{registry, out, err};
+    CLI::App app("attend: attention on graphs and proteins", "attend");
+    app.set_version_flag("--version", std::string("attend ") + ATTEND_VERSION,
+                         "Print the version and exit");
+    app.require_subcommand(1);
+    app.failure_message(usage_error_line);
+    int threads = 0;
+    app.add_option("--threads", threads,
+                   "Worker threads (default: OMP_NUM_THREADS, else every core)")
+        ->check(CLI::Range(1, 4096).description(""))
+        ->type_name("N");
+
+    const std::vector<Command> commands = {
+        add_node_classify_command(app, context), add_contacts_command(app, context),
+        add_convert_command(app, context),       add_layers_command(app, context),
+        add_bench_command(app, context)};
+
+    std::vector<const char*> argv;
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::ParseError& e) {
+      // Help and --version are "errors" with exit code 0; they print to `out`.
+      const int code = app.exit(e, out, err);
+      return code == 0 ? 0 : kExitUsage;
+    }
+
+    if (threads > 0) set_num_threads(threads);
+    for (const Command& command : commands) {
+      if (command.app->parsed()) return command.run();
+    }
+    err << "attend: internal error: no subcommand ran\n";
+    return kExitInternal;
+  } catch (...) {
+    return report_failure(std::current_exception(), err);
+  }
+}
+
+}  // namespace attend::cli

@@ -1,0 +1,48 @@
+// `attend layers`: every layer in the registry with where it came from.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "json_output.hpp"
+
+namespace attend::cli {
+
+namespace {
+
+/// Two left-aligned columns, NAME and ORIGIN, one registry entry per row.
+void print_table(const std::vector<Registry::Entry>& entries, std::ostream& out) {
+  if (entries.empty()) {
+    out << "no layers registered\n";
+    return;
+  }
+  std::size_t width = std::string("NAME").size();
+  for (const auto& e : entries) width = std::max(width, e.name.size());
+  auto row = [&](const std::string& name, const std::string& origin) {
+    out << name << std::string(width - name.size() + 2, ' ') << origin << '\n';
+  };
+  row("NAME", "ORIGIN");
+  for (const auto& e : entries) row(e.name, e.origin);
+}
+
+}  // namespace
+
+Command add_layers_command(CLI::App& parent, Context& context) {
+  CLI::App* app = parent.add_subcommand("layers", "List the registered layers (built-in and plugins)");
+  auto json_path = std::make_shared<std::string>();
+  app->add_option("--json", *json_path, "Also write {\"layers\":[{\"name\",\"origin\"}]} to FILE")
+      ->type_name("FILE");
+  auto run = [&context, json_path]() {
+    const std::vector<Registry::Entry> entries = context.registry.list();
+    print_table(entries, context.out);
+    if (!json_path->empty()) {
+      nlohmann::json layers = nlohmann::json::array();
+      for (const auto& e : entries) layers.push_back({{"name", e.name}, {"origin", e.origin}});
+      write_json_file(*json_path, {{"layers", layers}});
+    }
+    return 0;
+  };
+  return {app, run};
+}
+
+}  // namespace attend::cli

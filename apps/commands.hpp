@@ -1,0 +1,46 @@
+#pragma once
+/// The subcommands of the `attend` program. Each lives in its own `cmd_*.cpp`: it adds a
+/// CLI11 subcommand (options, one-line description) to the parent parser and returns the
+/// action to run once the whole command line has parsed without error.
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "attend/core/registry.hpp"
+
+namespace attend::cli {
+
+/// Streams and the layer registry a subcommand works with (the registry is
+/// `Registry::global()` in the program, a local one in tests).
+struct Context {
+  Registry& registry;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+/// A subcommand's parser node and its action. `run` returns the process exit code and may
+/// throw attend::InputError (bad user input, exit 2) or any other exception (exit 1).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+/// `attend layers`: the registered layers and their origin; `--json FILE`.
+Command add_layers_command(CLI::App& parent, Context& context);
+/// `attend node-classify`: train, evaluate, predict graph node classifiers (not yet available).
+Command add_node_classify_command(CLI::App& parent, Context& context);
+/// `attend contacts`: protein residue contact prediction (not yet available).
+Command add_contacts_command(CLI::App& parent, Context& context);
+/// `attend convert`: datasets to HDF5 (not yet available).
+Command add_convert_command(CLI::App& parent, Context& context);
+/// `attend bench`: benchmarks of the kernels and layers (not yet available).
+Command add_bench_command(CLI::App& parent, Context& context);
+
+/// The action of a subcommand that is listed but not implemented in this version: prints
+/// "attend <name>: not yet available in this version" to `context.err`, returns 2.
+std::function<int()> not_yet_available(const std::string& name, Context& context);
+
+}  // namespace attend::cli

@@ -1,0 +1,18 @@
+// The `attend` program: registers the built-in layers, then runs the command line.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "attend/core/builtin_layers.hpp"
+#include "cli.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    attend::register_core_layers(attend::Registry::global());
+  } catch (...) {
+    return attend::cli::report_failure(std::current_exception(), std::cerr);
+  }
+  return attend::cli::run_cli(std::vector<std::string>(argv, argv + argc),
+                              attend::Registry::global(), std::cout, std::cerr);
+}

@@ -1,0 +1,125 @@
+// The built `attend` program run as a process: exit codes, stdout and stderr as a user sees
+// them. ATTEND_BINARY (the program's path) and ATTEND_PROJECT_VERSION come from CMake.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ProcessResult {
+  int code = -1;  ///< exit status, or -1 when the process did not exit normally (a crash)
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Run `attend args...` in `dir` with stdout and stderr captured through files.
+ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& dir) {
+  std::vector<std::string> argv_strings = {ATTEND_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const std::string out_path = (dir / "stdout.txt").string(), err_path = (dir / "stderr.txt").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(spawned == 0);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+
+  ProcessResult result;
+  if (WIFEXITED(status)) result.code = WEXITSTATUS(status);
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  fs::remove(out_path);
+  fs::remove(err_path);
+  return result;
+}
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag)
+      : path(fs::temp_directory_path() / ("attend_test_bin_" + tag + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_CASE("attend --help exits 0 and lists the five subcommands", "[apps]") {
+  TempDir dir("help");
+  const ProcessResult r = run_attend({"--help"}, dir.path);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  for (const char* name : {"node-classify", "contacts", "convert", "layers", "bench"}) {
+    INFO(name);
+    CHECK(r.out.find(std::string("\n  ") + name + " ") != std::string::npos);
+  }
+}
+
+TEST_CASE("attend --version prints the project version", "[apps]") {
+  TempDir dir("version");
+  const ProcessResult r = run_attend({"--version"}, dir.path);
+  CHECK(r.code == 0);
+  CHECK(r.out == std::string("attend ") + ATTEND_PROJECT_VERSION + "\n");
+}
+
+TEST_CASE("attend with a bad command line: exit 2, one line on stderr", "[apps]") {
+  TempDir dir("bad");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"nonsense"}, std::vector<std::string>{"layers", "--bogus"}}) {
+    const ProcessResult r = run_attend(args, dir.path);
+    INFO(args.back() << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.rfind("attend: error: ", 0) == 0);
+  }
+}
+
+TEST_CASE("attend layers --json writes valid JSON matching the table", "[apps]") {
+  TempDir dir("layers");
+  const ProcessResult r = run_attend({"layers", "--json", (dir.path / "out.json").string()}, dir.path);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  const nlohmann::json json = nlohmann::json::parse(slurp(dir.path / "out.json"));
+  REQUIRE(json.at("layers").is_array());
+  for (const auto& layer : json["layers"]) {
+    CHECK(layer.at("name").is_string());
+    CHECK(layer.at("origin").is_string());
+    CHECK(r.out.find(layer["name"].get<std::string>()) != std::string::npos);
+  }
+  // Only the JSON file is left: no temporary file.
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+}

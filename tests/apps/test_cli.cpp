@@ -1,0 +1,189 @@
+// The `attend` command line run in process: parsing, the one-line error contract, `layers`.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
+#include "cli.hpp"
+
+using namespace attend;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args, Registry& registry) {
+  args.insert(args.begin(), "attend");
+  std::ostringstream out, err;
+  const int code = cli::run_cli(args, registry, out, err);
+  return {code, out.str(), err.str()};
+}
+
+Result run(std::vector<std::string> args) {
+  Registry empty;
+  return run(std::move(args), empty);
+}
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+/// A layer with no parameters, enough to fill a registry.
+class NullLayer : public Module {
+ public:
+  std::string type_name() const override { return "null"; }
+  Json config() const override { return Json::object(); }
+};
+
+ModuleFactory null_factory() {
+  return [](const Json&) { return std::make_unique<NullLayer>(); };
+}
+
+}  // namespace
+
+TEST_CASE("attend --help lists every subcommand", "[apps]") {
+  const Result r = run({"--help"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  for (const char* name : {"node-classify", "contacts", "convert", "layers", "bench", "--threads",
+                           "--version"}) {
+    INFO(name);
+    CHECK(r.out.find(name) != std::string::npos);
+  }
+}
+
+TEST_CASE("each subcommand has its own help", "[apps]") {
+  for (const char* name : {"node-classify", "contacts", "convert", "layers", "bench"}) {
+    INFO(name);
+    const Result r = run({name, "--help"});
+    CHECK(r.code == 0);
+    CHECK(r.out.find(std::string("attend ") + name) != std::string::npos);
+  }
+}
+
+TEST_CASE("subcommands that are not implemented say so and exit 2", "[apps]") {
+  for (const char* name : {"node-classify", "contacts", "convert", "bench"}) {
+    const Result r = run({name});
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == std::string("attend ") + name + ": not yet available in this version\n");
+  }
+}
+
+TEST_CASE("a bad command line is one line on stderr and exit 2", "[apps]") {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"nonsense"},
+      {"--bogus"},
+      {"layers", "--bogus"},
+      {"layers", "extra"},
+      {"layers", "--json"},
+      {"--threads", "0", "layers"},
+      {"--threads", "many", "layers"},
+      {"--threads"},
+  };
+  for (const auto& args : bad) {
+    const Result r = run(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    INFO("attend " << shown << "-> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.rfind("attend: error: ", 0) == 0);
+  }
+  CHECK(run({"nonsense"}).err.find("unknown subcommand 'nonsense'") != std::string::npos);
+  CHECK(run({"layers", "--bogus"}).err.find("--bogus") != std::string::npos);
+}
+
+TEST_CASE("the --threads flag sets the thread count", "[apps]") {
+  const int before = num_threads();
+  const Result r = run({"--threads", "3", "layers"});
+  const int after = num_threads();
+  set_num_threads(before);
+  CHECK(r.code == 0);
+  CHECK(after == 3);
+}
+
+TEST_CASE("attend layers prints the registry as a table and as JSON", "[apps]") {
+  Registry registry;
+  registry.add("gat_v2", null_factory());
+  registry.add("my-layer", null_factory(), "/plugins/libmine.so");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("attend_test_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "layers.json").string();
+
+  const Result r = run({"layers", "--json", path}, registry);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  // A header and one row per entry, each row naming the entry and its origin.
+  REQUIRE(count_lines(r.out) == 1 + registry.list().size());
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line.find("NAME") != std::string::npos);
+  CHECK(line.find("ORIGIN") != std::string::npos);
+  for (const auto& entry : registry.list()) {
+    std::getline(lines, line);
+    std::istringstream words(line);
+    std::string name, origin;
+    words >> name >> origin;
+    CHECK(name == entry.name);
+    CHECK(origin == entry.origin);
+  }
+
+  std::ifstream file(path);
+  const Json json = Json::parse(file);
+  REQUIRE(json.at("layers").size() == registry.list().size());
+  for (std::size_t i = 0; i < registry.list().size(); ++i) {
+    CHECK(json["layers"][i].at("name") == registry.list()[i].name);
+    CHECK(json["layers"][i].at("origin") == registry.list()[i].origin);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("attend layers on an empty registry", "[apps]") {
+  const Result r = run({"layers"});
+  CHECK(r.code == 0);
+  CHECK(r.out == "no layers registered\n");
+}
+
+TEST_CASE("an unwritable --json file is an input error", "[apps]") {
+  const Result r = run({"layers", "--json", "/nonexistent-dir/attend/layers.json"});
+  CHECK(r.code == 2);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.rfind("attend: error: /nonexistent-dir/attend/layers.json", 0) == 0);
+}
+
+TEST_CASE("report_failure: one line, exit 2 for input errors and 1 otherwise", "[apps]") {
+  std::ostringstream err;
+  auto report = [&](auto exception) {
+    err.str("");
+    return cli::report_failure(std::make_exception_ptr(exception), err);
+  };
+  CHECK(report(InputError("data.tsv", 7, "expected 3 columns\ngot 2")) == 2);
+  CHECK(err.str() == "attend: error: data.tsv:7: expected 3 columns; got 2\n");
+  CHECK(report(Error("broken invariant\n  at here\n")) == 1);
+  CHECK(err.str() == "attend: internal error: broken invariant; at here\n");
+  CHECK(report(std::runtime_error("boom")) == 1);
+  CHECK(err.str() == "attend: internal error: boom\n");
+  CHECK(report(42) == 1);
+  CHECK(err.str() == "attend: internal error: unknown exception\n");
+}
+
+TEST_CASE("one_line joins lines", "[apps]") {
+  CHECK(cli::one_line("a") == "a");
+  CHECK(cli::one_line("a\nb") == "a; b");
+  CHECK(cli::one_line("a  \r\n\n   b\n") == "a; b");
+  CHECK(cli::one_line("\nfirst") == "first");
+}
