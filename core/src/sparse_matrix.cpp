@@ -89,6 +89,18 @@ Tensor SparseMatrix::to_dense() const {
   return out;
 }
 
+SparseMatrix SparseMatrix::with_values(std::vector<float> values) const {
+  ATTEND_CHECK(values.size() == values_.size(),
+               values.size() << " values for a pattern of " << values_.size());
+  SparseMatrix m;
+  m.rows_ = rows_;
+  m.cols_ = cols_;
+  m.indptr_ = indptr_;
+  m.indices_ = indices_;
+  m.values_ = std::move(values);
+  return m;
+}
+
 void SparseMatrix::normalize_rows() {
   for (int64_t r = 0; r < rows_; ++r) {
     double s = 0.0;

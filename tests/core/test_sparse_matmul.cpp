@@ -32,7 +32,7 @@ TEST_CASE("sparse matrix builds, transposes and sums duplicates", "[core]") {
 
 TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]") {
   const Tensor dense = sparse_dense(37, 23, 0.2f, 1);
-  const SparseMatrix x = SparseMatrix::from_dense(dense);
+  const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(dense));
   const Tensor w = random_tensor({23, 5}, 2);
   CHECK(max_abs_diff(ops::sparse_matmul(x, Var(w)).value(), ops::matmul(Var(dense), Var(w)).value()) < 1e-5f);
   auto r = check_gradients([&](const std::vector<Var>& v) { return ops::sparse_matmul(x, v[0]); }, {w});
@@ -41,7 +41,7 @@ TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]
 }
 
 TEST_CASE("sparse matmul is bit-identical for 1 and 2 threads", "[core]") {
-  const SparseMatrix x = SparseMatrix::from_dense(sparse_dense(1000, 300, 0.05f, 3));
+  const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(sparse_dense(1000, 300, 0.05f, 3)));
   const Tensor w = random_tensor({300, 16}, 4), g = random_tensor({1000, 16}, 5);
   auto run = [&](int threads) {
     set_num_threads(threads);
@@ -56,4 +56,24 @@ TEST_CASE("sparse matmul is bit-identical for 1 and 2 threads", "[core]") {
   set_num_threads(before);
   CHECK(bitwise_equal(y1, y2));
   CHECK(bitwise_equal(g1, g2));
+}
+
+TEST_CASE("sparse dropout equals dense dropout on the non-zeros", "[core]") {
+  const Tensor dense = sparse_dense(40, 30, 0.3f, 6);
+  const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(dense));
+  CHECK(ops::sparse_dropout(x, 0.0f, 1) == x);
+  const Tensor dropped = ops::sparse_dropout(x, 0.5f, 9)->to_dense();
+  int64_t kept = 0;
+  for (int64_t k = 0, i = 0; i < dense.numel(); ++i) {
+    if (dense[i] == 0.0f) {
+      CHECK(dropped[i] == 0.0f);
+      continue;
+    }
+    const bool keep = counter_uniform(9, static_cast<uint64_t>(k++)) >= 0.5f;
+    CHECK(dropped[i] == (keep ? dense[i] * 2.0f : 0.0f));
+    kept += keep;
+  }
+  CHECK(kept > 0);
+  CHECK(kept < x->nnz());
+  CHECK_THROWS_AS(ops::sparse_dropout(x, 1.0f, 1), Error);
 }

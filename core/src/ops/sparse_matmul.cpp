@@ -2,6 +2,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
 
 namespace attend::ops {
 
@@ -26,17 +27,30 @@ void csr_times_dense(const SparseMatrix& m, const float* dense, int64_t c, float
 }
 }  // namespace
 
-Var sparse_matmul(const SparseMatrix& x, const Var& w) {
+Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
+  ATTEND_CHECK(x != nullptr, "sparse_matmul of a null matrix");
   const Tensor& wv = w.value();
-  ATTEND_CHECK(wv.rank() == 2 && wv.dim(0) == x.cols(),
-               "sparse_matmul of a " << x.rows() << " x " << x.cols() << " matrix and "
+  ATTEND_CHECK(wv.rank() == 2 && wv.dim(0) == x->cols(),
+               "sparse_matmul of a " << x->rows() << " x " << x->cols() << " matrix and "
                                      << shape_to_string(wv.shape()));
   const int64_t c = wv.dim(1);
-  Tensor out({x.rows(), c});  // [N, C]
-  csr_times_dense(x, wv.data(), c, out.data());
-  return Var::from_op(std::move(out), {w}, [&x, w, c](const Tensor&, const Tensor& gy) {
-    csr_times_dense(x.transpose(), gy.data(), c, w.grad_mut().data());  // dw [K, C] += x^T dy
+  Tensor out({x->rows(), c});  // [N, C]
+  csr_times_dense(*x, wv.data(), c, out.data());
+  return Var::from_op(std::move(out), {w}, [x, w, c](const Tensor&, const Tensor& gy) {
+    csr_times_dense(x->transpose(), gy.data(), c, w.grad_mut().data());  // dw [K, C] += x^T dy
   });
+}
+
+std::shared_ptr<const SparseMatrix> sparse_dropout(std::shared_ptr<const SparseMatrix> x, float p,
+                                                   uint64_t seed) {
+  ATTEND_CHECK(p >= 0.0f && p < 1.0f, "dropout probability " << p << " outside [0, 1)");
+  if (p == 0.0f) return x;
+  const float keep_scale = 1.0f / (1.0f - p);
+  std::vector<float> values = x->values();
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    values[k] = counter_uniform(seed, k) >= p ? values[k] * keep_scale : 0.0f;
+  }
+  return std::make_shared<const SparseMatrix>(x->with_values(std::move(values)));
 }
 
 }  // namespace attend::ops

@@ -31,6 +31,8 @@ class SparseMatrix {
   const SparseMatrix& transpose() const;
   /// Dense copy [rows, cols].
   Tensor to_dense() const;
+  /// The same sparsity pattern with other stored values (same count; zeros are kept stored).
+  SparseMatrix with_values(std::vector<float> values) const;
   /// Scale every row to sum to 1 (rows summing to 0 are left alone), as GAT's preprocessing.
   void normalize_rows();
 
