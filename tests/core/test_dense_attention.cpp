@@ -149,17 +149,18 @@ TEST_CASE("dense_attention gradients across several tiles and key segments", "[c
   const std::vector<Tensor> inputs{random_tensor({B, H, nq, d}, 31, -2.0f, 2.0f),
                                    random_tensor({B, H, nk, d}, 32, -2.0f, 2.0f),
                                    random_tensor({B, H, nk, dv}, 33), random_tensor({B, 1, nq, nk}, 34)};
-  for (bool bias_grad : {false, true}) {
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool bias_grad = variant & 1, causal = variant & 2;
     testing::GradCheckOptions gopt;
     gopt.differentiable = {true, true, true, bias_grad};
-    auto f = [](const std::vector<Var>& x) {
+    auto f = [causal](const std::vector<Var>& x) {
       ops::DenseAttentionOptions opt;
       opt.biases = {x[3]};
-      opt.causal = true;
+      opt.causal = causal;
       return ops::dense_attention(x[0], x[1], x[2], opt);
     };
     const auto r = check_gradients(f, inputs, gopt);
-    INFO("bias grad " << bias_grad << "\n" << r.report);
+    INFO("bias grad " << bias_grad << " causal " << causal << "\n" << r.report);
     CHECK(r.ok);
   }
 }
