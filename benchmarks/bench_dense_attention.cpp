@@ -10,6 +10,7 @@
 ///                              [--repeats 5] [--causal] [--no-naive] [--json FILE]
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -75,17 +76,32 @@ Tensor random_tensor(const Shape& shape, uint64_t seed) {
   return t;
 }
 
-// Median wall time in seconds of `repeats` calls after one warm-up call.
-double median_seconds(int repeats, const std::function<void()>& fn) {
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+struct Timing {
+  double wall = 0;  // median wall time of one call, seconds
+  double cpu = 0;   // median CPU time of one call over all threads, seconds
+};
+
+// Median wall and CPU times of `repeats` calls after one warm-up call. On a shared machine the
+// CPU time is the steadier measure of the work done: flops / CPU time is a per-core rate.
+Timing time_calls(int repeats, const std::function<void()>& fn) {
   fn();
-  std::vector<double> times;
+  std::vector<double> walls, cpus;
   for (int r = 0; r < repeats; ++r) {
+    const double c0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     fn();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    cpus.push_back(cpu_seconds() - c0);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::sort(walls.begin(), walls.end());
+  std::sort(cpus.begin(), cpus.end());
+  return {walls[walls.size() / 2], cpus[cpus.size() / 2]};
 }
 
 double peak_rss_mib() {
@@ -148,21 +164,22 @@ int main(int argc, char** argv) {
   const double fwd_flops = 4.0 * B * H * N * N * D * (a.causal ? 0.5 : 1.0);
   const double fwd_bwd_flops = 3.5 * fwd_flops;
   const Shape shape{B, H, N, D};
-  const Tensor q = random_tensor(shape, 1), k = random_tensor(shape, 2), v = random_tensor(shape, 3);
+  const Var q(random_tensor(shape, 1)), k(random_tensor(shape, 2)), v(random_tensor(shape, 3));
   const Tensor seed = random_tensor(shape, 4);
   ops::DenseAttentionOptions options;
   options.causal = a.causal;
 
-  // Inference forward first, so that the peak-memory growth it causes is its own.
+  // Inference forward first, so that the peak-memory growth it causes is its own: the output
+  // [B, H, N, d] plus per-thread tiles; an N x N buffer per head would show here.
   const double rss_before = peak_rss_mib();
-  const double t_fwd = median_seconds(a.repeats, [&] {
+  const Timing fwd = time_calls(a.repeats, [&] {
     NoGradGuard no_grad;
-    Var out = ops::dense_attention(Var(q), Var(k), Var(v), options);
+    Var out = ops::dense_attention(q, k, v, options);
   });
   const double rss_growth = peak_rss_mib() - rss_before;
 
-  const double t_fwd_bwd = median_seconds(a.repeats, [&] {
-    Var vq(q, true), vk(k, true), vv(v, true);
+  const Timing fwd_bwd = time_calls(a.repeats, [&] {
+    Var vq(q.value(), true), vk(k.value(), true), vv(v.value(), true);
     Var out = ops::dense_attention(vq, vk, vv, options);
     out.backward(seed);
   });
@@ -171,37 +188,46 @@ int main(int argc, char** argv) {
   const int64_t g = 2048;
   const Tensor ga = random_tensor({g, g}, 5), gb = random_tensor({g, g}, 6);
   Tensor gc({g, g});
-  const double t_gemm = median_seconds(3, [&] {
+  const Timing gemm_time = time_calls(3, [&] {
     gemm(false, false, g, g, g, 1.0f, ga.data(), g, gb.data(), g, 0.0f, gc.data(), g);
   });
-  const double gemm_gflops = 2.0 * g * g * g / t_gemm * 1e-9;
+  const double gemm_flops = 2.0 * g * g * g;
 
-  double t_naive_fwd = 0, t_naive_fwd_bwd = 0;
+  Timing naive_fwd, naive_fwd_bwd;
   if (a.naive && !a.causal) {
     NaiveAttention naive{B * H, N, D, {}};
+    const float *qd = q.value().data(), *kd = k.value().data(), *vd = v.value().data();
     Tensor out(shape), dq(shape), dk(shape), dv(shape);
-    t_naive_fwd = median_seconds(a.repeats, [&] { naive.forward(q.data(), k.data(), v.data(), out.data()); });
-    t_naive_fwd_bwd = median_seconds(a.repeats, [&] {
-      naive.forward(q.data(), k.data(), v.data(), out.data());
-      naive.backward(q.data(), k.data(), v.data(), seed.data(), dq.data(), dk.data(), dv.data());
+    naive_fwd = time_calls(a.repeats, [&] { naive.forward(qd, kd, vd, out.data()); });
+    naive_fwd_bwd = time_calls(a.repeats, [&] {
+      naive.forward(qd, kd, vd, out.data());
+      naive.backward(qd, kd, vd, seed.data(), dq.data(), dk.data(), dv.data());
     });
   }
 
-  const double fwd_gflops = fwd_flops / t_fwd * 1e-9, fwd_bwd_gflops = fwd_bwd_flops / t_fwd_bwd * 1e-9;
+  // Rates: GFLOP/s of wall time, and per core (flops / CPU seconds), which a busy machine
+  // disturbs less; "% of gemm" compares like with like.
+  auto gflops = [](double flops, double seconds) { return flops / seconds * 1e-9; };
+  const double gemm_wall = gflops(gemm_flops, gemm_time.wall), gemm_core = gflops(gemm_flops, gemm_time.cpu);
+  const double fwd_wall = gflops(fwd_flops, fwd.wall), fwd_core = gflops(fwd_flops, fwd.cpu);
+  const double fb_wall = gflops(fwd_bwd_flops, fwd_bwd.wall), fb_core = gflops(fwd_bwd_flops, fwd_bwd.cpu);
   const double nxn_mib = N * N * 4.0 / (1024.0 * 1024.0);
   std::printf("dense_attention B=%lld H=%lld N=%lld d=%lld threads=%d causal=%d\n", (long long)B,
               (long long)H, (long long)N, (long long)D, a.threads, a.causal ? 1 : 0);
-  std::printf("  gemm %lld^3:       %8.1f GFLOP/s (peak reference)\n", (long long)g, gemm_gflops);
-  std::printf("  forward:          %8.2f ms  %7.1f GFLOP/s  %5.1f %% of gemm\n", t_fwd * 1e3,
-              fwd_gflops, 100 * fwd_gflops / gemm_gflops);
-  std::printf("  forward+backward: %8.2f ms  %7.1f GFLOP/s  %5.1f %% of gemm (3.5x forward flops)\n",
-              t_fwd_bwd * 1e3, fwd_bwd_gflops, 100 * fwd_bwd_gflops / gemm_gflops);
-  std::printf("  inference peak-RSS growth: %.1f MiB (one N x N f32 matrix: %.1f MiB)\n", rss_growth,
-              nxn_mib);
-  if (t_naive_fwd > 0) {
-    std::printf("  written-out full-matrix attention: forward %.2f ms (%.2fx), forward+backward "
-                "%.2f ms (%.2fx)\n",
-                t_naive_fwd * 1e3, t_naive_fwd / t_fwd, t_naive_fwd_bwd * 1e3, t_naive_fwd_bwd / t_fwd_bwd);
+  std::printf("                    wall ms   GFLOP/s  %%gemm | GFLOP/s per core  %%gemm\n");
+  std::printf("  gemm %4lld^3     %9.2f %9.1f  100.0 | %9.1f         100.0\n", (long long)g,
+              gemm_time.wall * 1e3, gemm_wall, gemm_core);
+  std::printf("  forward         %9.2f %9.1f  %5.1f | %9.1f         %5.1f\n", fwd.wall * 1e3,
+              fwd_wall, 100 * fwd_wall / gemm_wall, fwd_core, 100 * fwd_core / gemm_core);
+  std::printf("  fwd+bwd         %9.2f %9.1f  %5.1f | %9.1f         %5.1f   (3.5x forward flops)\n",
+              fwd_bwd.wall * 1e3, fb_wall, 100 * fb_wall / gemm_wall, fb_core, 100 * fb_core / gemm_core);
+  std::printf("  inference peak-RSS growth: %.1f MiB (one N x N f32 matrix: %.1f MiB, all heads: %.1f MiB)\n",
+              rss_growth, nxn_mib, nxn_mib * B * H);
+  if (naive_fwd.wall > 0) {
+    std::printf("  written-out full-matrix attention: forward %.2f ms (fused is %.2fx faster), "
+                "fwd+bwd %.2f ms (%.2fx)\n",
+                naive_fwd.wall * 1e3, naive_fwd.wall / fwd.wall, naive_fwd_bwd.wall * 1e3,
+                naive_fwd_bwd.wall / fwd_bwd.wall);
   }
 
   if (!a.json.empty()) {
@@ -210,19 +236,21 @@ int main(int argc, char** argv) {
                         {"threads", a.threads}, {"causal", a.causal}, {"repeats", a.repeats},
                         {"flop_convention", "forward 4*B*H*N^2*d (halved when causal); "
                                             "forward+backward 3.5x forward"},
-                        {"forward_ms", t_fwd * 1e3}, {"forward_gflops", fwd_gflops},
-                        {"forward_backward_ms", t_fwd_bwd * 1e3},
-                        {"forward_backward_gflops", fwd_bwd_gflops},
-                        {"gemm_size", g}, {"gemm_gflops", gemm_gflops},
-                        {"forward_percent_of_gemm", 100 * fwd_gflops / gemm_gflops},
-                        {"forward_backward_percent_of_gemm", 100 * fwd_bwd_gflops / gemm_gflops},
+                        {"forward_ms", fwd.wall * 1e3}, {"forward_gflops", fwd_wall},
+                        {"forward_gflops_per_core", fwd_core},
+                        {"forward_backward_ms", fwd_bwd.wall * 1e3},
+                        {"forward_backward_gflops", fb_wall},
+                        {"forward_backward_gflops_per_core", fb_core},
+                        {"gemm_size", g}, {"gemm_gflops", gemm_wall}, {"gemm_gflops_per_core", gemm_core},
+                        {"forward_percent_of_gemm", 100 * fwd_wall / gemm_wall},
+                        {"forward_backward_percent_of_gemm", 100 * fb_wall / gemm_wall},
                         {"inference_peak_rss_growth_mib", rss_growth},
                         {"nxn_matrix_mib", nxn_mib}};
-    if (t_naive_fwd > 0) {
-      j["naive_forward_ms"] = t_naive_fwd * 1e3;
-      j["naive_forward_backward_ms"] = t_naive_fwd_bwd * 1e3;
-      j["speedup_forward"] = t_naive_fwd / t_fwd;
-      j["speedup_forward_backward"] = t_naive_fwd_bwd / t_fwd_bwd;
+    if (naive_fwd.wall > 0) {
+      j["naive_forward_ms"] = naive_fwd.wall * 1e3;
+      j["naive_forward_backward_ms"] = naive_fwd_bwd.wall * 1e3;
+      j["speedup_forward"] = naive_fwd.wall / fwd.wall;
+      j["speedup_forward_backward"] = naive_fwd_bwd.wall / fwd_bwd.wall;
     }
     std::ofstream(a.json) << j.dump(2) << "\n";
   }

@@ -69,7 +69,7 @@ float row_max(const float* x, int64_t n) {
 }
 
 // Sum of x[j] * y[j] (y == nullptr: of x[j]) in a fixed order that depends on n only:
-// 16 interleaved partial sums, then the tail, then the partial sums in order.
+// kTileVec interleaved partial sums, then the tail, then the partial sums in order.
 float row_dot(const float* x, const float* y, int64_t n) {
   TileVec lanes = TileVec{};
   int64_t j = 0;

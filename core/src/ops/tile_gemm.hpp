@@ -14,9 +14,23 @@
 
 namespace attend::detail {
 
-/// 16 floats: one AVX-512 register (two AVX2 registers or four SSE ones elsewhere).
-using TileVec = float __attribute__((vector_size(64)));
-inline constexpr int64_t kTileVec = 16;
+// One vector register of the target, and the micro tile (rows x vectors) that keeps the
+// accumulators in registers: 6 x 4 of 32 AVX-512 registers, 6 x 2 of 16 AVX or SSE ones.
+#if defined(__AVX512F__)
+inline constexpr int kTileBytes = 64;
+inline constexpr int kMicroVecs = 4;
+#elif defined(__AVX__)
+inline constexpr int kTileBytes = 32;
+inline constexpr int kMicroVecs = 2;
+#else
+inline constexpr int kTileBytes = 16;
+inline constexpr int kMicroVecs = 2;
+#endif
+inline constexpr int kMicroRows = 6;
+
+/// One vector register of floats.
+using TileVec = float __attribute__((vector_size(kTileBytes)));
+inline constexpr int64_t kTileVec = kTileBytes / sizeof(float);
 
 inline TileVec tile_load(const float* p) {
   TileVec v;
@@ -26,7 +40,7 @@ inline TileVec tile_load(const float* p) {
 
 inline void tile_store(float* p, TileVec v) { std::memcpy(p, &v, sizeof v); }
 
-/// Rows [0, R) x columns [0, 16 V) of C (+)= alpha * op(A) B, op(A)(r, p) = a[r*a_rs + p*a_cs].
+/// Rows [0, R) x columns [0, kTileVec V) of C (+)= alpha * op(A) B, op(A)(r, p) = a[r*a_rs + p*a_cs].
 template <int R, int V>
 inline void tile_micro(int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs,
                        const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
@@ -55,12 +69,12 @@ inline void tile_micro(int64_t k, float alpha, const float* a, int64_t a_rs, int
     }
 }
 
-/// All rows [0, m) of the column block [0, 16 V): R-row micro tiles, then the leftover rows.
+/// All rows [0, m) of the column block [0, kTileVec V): R-row micro tiles, then the leftover rows.
 template <int V>
 inline void tile_rows(int64_t m, int64_t k, float alpha, const float* a, int64_t a_rs,
                       int64_t a_cs, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) {
-  constexpr int R = V >= 4 ? 6 : 8;
+  constexpr int R = V == kMicroVecs ? kMicroRows : 8;
   int64_t r = 0;
   for (; r + R <= m; r += R)
     tile_micro<R, V>(k, alpha, a + r * a_rs, a_rs, a_cs, b, ldb, c + r * ldc, ldc, accumulate);
@@ -77,8 +91,8 @@ inline void tile_gemm(int64_t m, int64_t n, int64_t k, float alpha, const float*
                       int64_t a_cs, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) {
   int64_t j = 0;
-  for (; j + 4 * kTileVec <= n; j += 4 * kTileVec)
-    tile_rows<4>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
+  for (; j + kMicroVecs * kTileVec <= n; j += kMicroVecs * kTileVec)
+    tile_rows<kMicroVecs>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
   for (; j + kTileVec <= n; j += kTileVec)
     tile_rows<1>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
   for (; j < n; ++j) {  // last columns one by one, same chain per element
