@@ -39,16 +39,18 @@ struct DenseAttentionOptions {
 /// Algorithm: FlashAttention-2 (Dao, 2023) on the CPU. The forward runs over key tiles with an
 /// online softmax (running max and sum per query row) and keeps only the log-sum-exp
 /// [B, H, Nq] for the backward, so no [Nq, Nk] score matrix is ever stored (unless weights are
-/// asked for). Each (64-query x 128-key) block of scores is one small single-threaded Eigen
-/// product; P V is another.
+/// asked for). Each (64-query x 128-key) block of scores is one small single-threaded product
+/// by a register-blocked kernel that needs no packing (P V is another); every product is an
+/// in-order multiply-add chain per element, so a row's result never depends on its tile.
 ///
 /// Parallel strategy, deterministic for any thread count: the forward splits into work items
 /// (b, h, query chunk); every query row is computed the same way whatever the chunk. The
 /// backward recomputes the probabilities tile by tile from the log-sum-exp, in one pass over
 /// work items (b, h, key segment): each item owns dK, dV and the bias gradients of its keys
 /// (heads or batches are folded into one item when a bias that needs a gradient is broadcast
-/// over them) and adds dQ into its own partial buffer when there are several key segments;
-/// the partials are then summed in segment order. No atomics anywhere.
+/// over them) and adds dQ into its own partial buffer when there are several key segments
+/// (at most 4, only when there are fewer than 16 (b, h) items); the partials are then summed
+/// in segment order. No atomics anywhere. Scratch memory is a few tiles per thread.
 ///
 /// When `options.return_weights` is set, `weights_out` must be given and receives the
 /// probabilities [B, H, Nq, Nk] (zeros on masked keys and fully masked rows).
