@@ -53,7 +53,8 @@ struct DenseAttentionOptions {
 /// in segment order. No atomics anywhere. Scratch memory is a few tiles per thread.
 ///
 /// When `options.return_weights` is set, `weights_out` must be given and receives the
-/// probabilities [B, H, Nq, Nk] (zeros on masked keys and fully masked rows).
+/// probabilities [B, H, Nq, Nk] (zeros on masked keys and fully masked rows); otherwise
+/// `weights_out` is left alone and nothing of size Nq x Nk is allocated.
 Var dense_attention(const Var& q, const Var& k, const Var& v,
                     const DenseAttentionOptions& options = {}, Tensor* weights_out = nullptr);
 
