@@ -90,4 +90,51 @@ GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>&
   return result;
 }
 
+GradCheckResult check_module_gradients(const Module& module, const std::function<Var()>& forward,
+                                       const GradCheckOptions& options) {
+  const auto params = module.named_parameters();
+  for (const auto& [name, p] : params) p.zero_grad();
+  Var out = forward();
+  const Tensor weights = random_tensor(out.shape(), options.seed ^ 0x5eedULL, -1.0f, 1.0f);
+  GradCheckResult result;
+  out.backward(weights);
+
+  Rng pick(options.seed);
+  std::ostringstream report;
+  int failures = 0;
+  for (const auto& [name, p] : params) {
+    const Tensor analytic = p.grad();
+    Var handle = p;  // a handle to the same parameter, to write its values
+    Tensor& value = handle.value();
+    const int64_t n = value.numel();
+    for (int c = 0; c < std::min<int64_t>(n, options.max_checks); ++c) {
+      const int64_t e = n <= options.max_checks ? c : static_cast<int64_t>(pick.below(n));
+      const float original = value[e];
+      double lp, lm;
+      {
+        NoGradGuard no_grad;
+        value[e] = original + options.eps;
+        lp = weighted_sum(forward().value(), weights);
+        const float up = value[e];
+        value[e] = original - options.eps;
+        lm = weighted_sum(forward().value(), weights);
+        const double h = static_cast<double>(up) - value[e];
+        value[e] = original;
+        const double numeric = (lp - lm) / h;
+        const double a = analytic[e];
+        const double scale = std::max(std::fabs(numeric), std::fabs(a));
+        const double err = std::fabs(numeric - a) / (options.atol + options.rtol * scale);
+        result.worst = std::max(result.worst, static_cast<float>(err));
+        if (err > 1.0) {
+          result.ok = false;
+          if (++failures <= 8) report << name << "[" << e << "]: analytic " << a << ", numeric " << numeric << "\n";
+        }
+      }
+    }
+  }
+  if (failures > 8) report << "... " << failures << " mismatches in all\n";
+  result.report = report.str();
+  return result;
+}
+
 }  // namespace attend::testing

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
+#include "attend/core/module.hpp"
 
 namespace attend::testing {
 
@@ -35,6 +36,12 @@ using VarFunction = std::function<Var(const std::vector<Var>&)>;
 /// Compare f's backward with central differences at `inputs`.
 GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>& inputs,
                                 const GradCheckOptions& options = {});
+
+/// The same check for the parameters of `module`: d/dtheta of sum(forward() * R), with each
+/// sampled parameter value perturbed in place (and restored). `forward` must be
+/// deterministic (fixed dropout seeds).
+GradCheckResult check_module_gradients(const Module& module, const std::function<Var()>& forward,
+                                       const GradCheckOptions& options = {});
 
 /// A tensor of `shape` with values uniform in [lo, hi) from `seed`.
 Tensor random_tensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);

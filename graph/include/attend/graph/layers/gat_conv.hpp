@@ -1,0 +1,54 @@
+#pragma once
+/// GatConv: graph attention layer (Velickovic et al., "Graph Attention Networks", ICLR 2018),
+/// registered as "gat". Options follow PyTorch Geometric's GATConv.
+
+#include <cstdint>
+
+#include "attend/graph/node_layer.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::graph {
+
+/// The JSON config, same keys.
+struct GatOptions {
+  int64_t in_channels = 0;      ///< input features (required)
+  int64_t out_channels = 0;     ///< features per head (required)
+  int64_t heads = 1;
+  bool concat = true;           ///< concatenate heads ([N, heads * out]) or average them ([N, out])
+  float negative_slope = 0.2f;  ///< LeakyReLU slope of the attention scores
+  float dropout = 0.0f;         ///< dropout on the attention weights (training)
+  float input_dropout = 0.0f;   ///< dropout on the input features (training)
+  bool add_self_loops = true;   ///< attend over the graph with one self-loop per node
+  bool residual = false;        ///< add a linear projection of the input
+  bool bias = true;
+  uint64_t seed = 0;            ///< seeds the Glorot initialisation
+
+  static GatOptions from_json(const Json& config);
+  Json to_json() const;
+};
+
+/// Parameters: weight [in, H*C], att_src [H, C], att_dst [H, C] (Glorot), bias [H*C or C]
+/// (zeros), res_weight [in, H*C or C] when residual.
+/// Forward: h = x W as [N, H, C]; e_ij = LeakyReLU(att_src . h_j + att_dst . h_i) from
+/// per-node terms (ops::head_dot); softmax over in-edges, dropout and aggregation fused in
+/// ops::sparse_attention; heads concatenated or averaged; + residual + bias.
+class GatConv : public NodeLayer {
+ public:
+  explicit GatConv(GatOptions options);
+  std::string type_name() const override { return "gat"; }
+  Json config() const override { return options_.to_json(); }
+  Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
+              AttentionExport* attention = nullptr) const override;
+  int64_t out_features() const override;
+
+  static void register_into(Registry& registry);
+
+ private:
+  GatOptions options_;
+  Var weight_, att_src_, att_dst_, bias_, res_weight_;
+};
+
+}  // namespace attend::graph

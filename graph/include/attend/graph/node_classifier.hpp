@@ -1,0 +1,47 @@
+#pragma once
+/// NodeClassifier: a stack of node layers (any registered NodeLayer, built-in or plugin) with
+/// an activation between them; the last layer's output is the class logits. Registered as
+/// "node_classifier", so a checkpoint rebuilds the whole model through the registry.
+///
+/// Config: {"layers": [{"type": "gat", "config": {...}}, ...], "activation": "elu"}.
+/// Parameters are named `layers.<i>.<name>`.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attend/graph/node_layer.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::graph {
+
+class NodeClassifier : public Module {
+ public:
+  /// Builds each layer through `registry`; every layer must be a NodeLayer and its input
+  /// width must match the previous layer's output.
+  NodeClassifier(const Json& config, const Registry& registry);
+
+  std::string type_name() const override { return "node_classifier"; }
+  Json config() const override { return config_; }
+
+  /// x [N, F] -> logits [N, classes]. Layer i draws its dropout from mix64(seed + i).
+  /// `attention`, when given, receives one entry per layer (empty weights for layers
+  /// that do not attend).
+  Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
+              std::vector<AttentionExport>* attention = nullptr) const;
+
+  const std::vector<const NodeLayer*>& layers() const { return layers_; }
+
+  /// Register "node_classifier" into `registry`; the factory builds layers from `registry`.
+  static void register_into(Registry& registry);
+
+ private:
+  Json config_;
+  std::string activation_;
+  std::vector<const NodeLayer*> layers_;
+};
+
+}  // namespace attend::graph

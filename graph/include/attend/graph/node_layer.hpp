@@ -1,0 +1,29 @@
+#pragma once
+/// NodeLayer: the interface of every layer that maps node features over a graph
+/// (gat, gatv2, rgat, rgcn, graph_transformer, graphormer, and plugin layers).
+
+#include <cstdint>
+
+#include "attend/core/module.hpp"
+#include "attend/graph/graph_context.hpp"
+#include "attend/graph/node_features.hpp"
+
+namespace attend::graph {
+
+/// Attention weights a layer hands back when asked: [E, H] by edge id of `view`.
+struct AttentionExport {
+  Tensor weights;                 ///< [E, H]
+  const GraphView* view = nullptr;  ///< the edges the weights belong to
+};
+
+class NodeLayer : public Module {
+ public:
+  /// x [N, in] -> [N, out]. `seed` seeds this call's dropout masks (used only in training
+  /// mode). When `attention` is given and the layer attends, it receives the weights.
+  virtual Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
+                      AttentionExport* attention = nullptr) const = 0;
+  /// Output features per node.
+  virtual int64_t out_features() const = 0;
+};
+
+}  // namespace attend::graph
