@@ -92,6 +92,7 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     app.set_version_flag("--version", std::string("attend ") + ATTEND_VERSION,
                          "Print the version and exit");
     app.require_subcommand(1);
+    app.fallthrough();  // global options (--threads) may also follow the subcommand
     app.failure_message(usage_error_line);
     int threads = 0;
     app.add_option("--threads", threads,

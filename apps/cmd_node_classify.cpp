@@ -1,11 +1,183 @@
-// `attend node-classify`: listed so that --help shows the whole program; not implemented yet.
+// `attend node-classify`: train graph node classifiers (GAT and the other registered node
+// layers) on a dataset folder, and apply a trained one to predict every node's class.
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+
+#include "attend/core/atomic_file.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/hdf5_file.hpp"
+#include "attend/graph/load_dataset.hpp"
+#include "attend/graph/node_training.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 
 namespace attend::cli {
 
+namespace {
+
+struct TrainArgs {
+  std::string data, model = "gat", save, json;
+  int runs = 1, epochs = -1, patience = -1;
+  uint64_t seed = 0;
+  bool quiet = false;
+};
+
+struct PredictArgs {
+  std::string data, checkpoint, out, attention;
+};
+
+nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
+
+std::string percent(double x) {
+  if (std::isnan(x)) return "  -  ";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << 100.0 * x;
+  return s.str();
+}
+
+void print_warnings(const graph::NodeDataset& d, std::ostream& err) {
+  for (const std::string& w : d.warnings) err << "attend: warning: " << w << '\n';
+}
+
+int run_train(const TrainArgs& a, Context& ctx) {
+  if (a.runs < 1) throw InputError("--runs must be at least 1");
+  const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
+  graph::NodeDataset dataset = graph::load_node_dataset(a.data);
+  print_warnings(dataset, ctx.err);
+  ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << dataset.num_edges()
+          << " edges, " << dataset.num_features() << " features, " << dataset.num_classes << " classes; split "
+          << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
+  const graph::PreparedNodeData data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
+
+  std::vector<graph::NodeRunResult> results;
+  nlohmann::json runs = nlohmann::json::array();
+  for (int r = 0; r < a.runs; ++r) {
+    graph::NodeRunOptions o;
+    o.seed = a.seed + static_cast<uint64_t>(r);
+    o.epochs = a.epochs;
+    o.patience = a.patience;
+    o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+    o.progress.every = 50;
+    if (r == 0) o.save_path = a.save;
+    const graph::NodeRunResult res = graph::train_node_classifier(data, spec, ctx.registry, o);
+    results.push_back(res);
+    ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
+            << "  test " << percent(res.test_acc) << "  (" << res.epochs << " epochs, best " << res.best_epoch + 1
+            << ", " << std::fixed << std::setprecision(2) << res.seconds << " s)\n";
+    runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
+                    {"epochs", res.epochs}, {"seconds", res.seconds}});
+  }
+  double mean = 0.0, sd = 0.0;
+  for (const auto& r : results) mean += r.test_acc;
+  mean /= static_cast<double>(results.size());
+  for (const auto& r : results) sd += (r.test_acc - mean) * (r.test_acc - mean);
+  sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
+  ctx.out << "test accuracy " << data.dataset.name << " / " << spec.name << ": " << percent(mean) << " +- "
+          << percent(sd) << " % over " << results.size() << " run" << (results.size() > 1 ? "s" : "") << "\n";
+  if (!a.save.empty()) ctx.out << "model saved to " << a.save << "\n";
+  if (!a.json.empty()) {
+    write_json_file(a.json, {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
+                             {"test_acc_mean", mean}, {"test_acc_std", sd}});
+  }
+  return 0;
+}
+
+// HDF5 file (schema "attend.attention"): per layer /layers/<i>/{weights [E, H], src, dst,
+// relation [E]}, and /nodes, /relations names.
+void write_attention(const std::string& path, const graph::PreparedNodeData& data,
+                     const std::vector<graph::AttentionExport>& attention) {
+  AtomicOutput output(path);
+  {
+    Hdf5File file = Hdf5File::create(output.temp_path(), "attend.attention", 1);
+    std::vector<std::string> names;
+    for (int64_t i = 0; i < data.dataset.num_nodes; ++i) names.push_back(data.dataset.node_name(i));
+    file.write_strings("/nodes", names);
+    for (std::size_t i = 0; i < attention.size(); ++i) {
+      const graph::AttentionExport& a = attention[i];
+      if (a.view == nullptr) continue;  // a layer that does not attend
+      const std::string group = "/layers/" + std::to_string(i);
+      file.create_group(group);
+      file.write_tensor(group + "/weights", a.weights);
+      file.write_int64(group + "/src", a.view->src);
+      file.write_int64(group + "/dst", a.view->dst);
+      file.write_int64(group + "/relation", a.view->relation);
+    }
+    file.close();
+  }
+  output.commit();
+}
+
+int run_predict(const PredictArgs& a, Context& ctx) {
+  graph::LoadedNodeModel loaded = graph::load_node_model(a.checkpoint, ctx.registry);
+  graph::NodeDataset dataset = graph::load_node_dataset(a.data);
+  print_warnings(dataset, ctx.err);
+  const graph::PreparedNodeData data = graph::prepare_node_data(std::move(dataset), loaded.normalize_features);
+  std::vector<graph::AttentionExport> attention;
+  const Tensor probs = graph::predict_probabilities(*loaded.model, data, a.attention.empty() ? nullptr : &attention);
+  const graph::NodeDataset& d = data.dataset;
+  if (probs.dim(1) != d.num_classes) {
+    throw InputError(a.checkpoint, 0, "the model predicts " + std::to_string(probs.dim(1)) + " classes, the dataset has " +
+                                          std::to_string(d.num_classes));
+  }
+  AtomicOutput output(a.out);
+  {
+    std::ofstream tsv(output.temp_path());
+    const int64_t c = probs.dim(1);
+    for (int64_t i = 0; i < d.num_nodes; ++i) {
+      const float* row = probs.data() + i * c;
+      int64_t best = 0;
+      for (int64_t k = 1; k < c; ++k) best = row[k] > row[best] ? k : best;
+      tsv << d.node_name(i) << '\t' << (d.class_names.empty() ? std::to_string(best) : d.class_names[best]) << '\t'
+          << row[best] << '\n';
+    }
+    if (!tsv) throw InputError(a.out, 0, "cannot write predictions");
+  }
+  output.commit();
+  ctx.out << "wrote " << d.num_nodes << " predictions to " << a.out << "\n";
+  if (!d.test.empty()) ctx.out << "test accuracy " << percent(graph::accuracy(probs, d.labels, d.test)) << " %\n";
+  if (!a.attention.empty()) {
+    write_attention(a.attention, data, attention);
+    ctx.out << "wrote attention weights to " << a.attention << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
 Command add_node_classify_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("node-classify", "Train, evaluate and apply graph node classifiers (not yet available)");
-  return {app, not_yet_available("node-classify", context)};
+  CLI::App* app = parent.add_subcommand("node-classify", "Train graph node classifiers and predict with them");
+  app->require_subcommand(1);
+
+  auto t = std::make_shared<TrainArgs>();
+  CLI::App* train = app->add_subcommand("train", "Train on a dataset folder; report validation and test accuracy");
+  train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS)")
+      ->required()->type_name("PATH");
+  train->add_option("--model", t->model, "Preset (" + [] {
+    std::string names;
+    for (const std::string& n : graph::preset_model_names()) names += (names.empty() ? "" : ", ") + n;
+    return names;
+  }() + ") or a model JSON file")->capture_default_str()->type_name("PRESET|FILE");
+  train->add_option("--runs", t->runs, "Train this many seeds (seed, seed+1, ...) and report mean +- sd")->capture_default_str();
+  train->add_option("--seed", t->seed, "First seed")->capture_default_str();
+  train->add_option("--epochs", t->epochs, "Maximum epochs (default: the model's)");
+  train->add_option("--patience", t->patience, "Early-stopping patience, 0 = off (default: the model's)");
+  train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE");
+  train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE");
+  train->add_flag("--quiet", t->quiet, "No progress line");
+
+  auto p = std::make_shared<PredictArgs>();
+  CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
+  predict->add_option("--data", p->data, "Dataset folder")->required()->type_name("PATH");
+  predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
+  predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")->required()->type_name("FILE");
+  predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
+      ->type_name("FILE");
+
+  auto run = [&context, train, t, p]() { return train->parsed() ? run_train(*t, context) : run_predict(*p, context); };
+  return {app, run};
 }
 
 }  // namespace attend::cli

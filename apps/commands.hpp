@@ -30,7 +30,7 @@ struct Command {
 
 /// `attend layers`: the registered layers and their origin; `--json FILE`.
 Command add_layers_command(CLI::App& parent, Context& context);
-/// `attend node-classify`: train, evaluate, predict graph node classifiers (not yet available).
+/// `attend node-classify train|predict`: train graph node classifiers, predict with them.
 Command add_node_classify_command(CLI::App& parent, Context& context);
 /// `attend contacts`: protein residue contact prediction (not yet available).
 Command add_contacts_command(CLI::App& parent, Context& context);

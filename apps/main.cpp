@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "attend/core/builtin_layers.hpp"
+#include "attend/graph/builtin_layers.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
   try {
     attend::register_core_layers(attend::Registry::global());
+    attend::graph::register_graph_layers(attend::Registry::global());
   } catch (...) {
     return attend::cli::report_failure(std::current_exception(), std::cerr);
   }

@@ -6,21 +6,6 @@
 
 namespace attend {
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-float uniform_from_bits(uint64_t bits) {
-  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);  // 2^-24
-}
-
-float counter_uniform(uint64_t seed, uint64_t index) {
-  return uniform_from_bits(mix64(mix64(seed) ^ index));
-}
-
 namespace {
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace

@@ -11,10 +11,10 @@ namespace {
 /// dst[i] = src[i] * keep_scale for kept elements, 0 for dropped ones (dst += when `add`).
 void apply_mask(const float* src, float* dst, int64_t n, float p, uint64_t seed, bool add) {
   const float keep_scale = 1.0f / (1.0f - p);
+  const CounterStream stream(seed);
   parallel_for_blocks(n, detail::kBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      const float v =
-          counter_uniform(seed, static_cast<uint64_t>(i)) >= p ? src[i] * keep_scale : 0.0f;
+      const float v = stream.at(static_cast<uint64_t>(i)) >= p ? src[i] * keep_scale : 0.0f;
       dst[i] = add ? dst[i] + v : v;
     }
   });

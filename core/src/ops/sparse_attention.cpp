@@ -83,13 +83,12 @@ struct Problem {
   const float* values = nullptr;
   bool dropout = false;
   float p_drop = 0.0f, keep_scale = 1.0f;
-  uint64_t seed = 0;
+  CounterStream stream{0};
 
   /// Dropout multiplier of (edge id, head): 0 or 1 / (1 - p).
   float drop(int64_t id, int64_t h) const {
     if (!dropout) return 1.0f;
-    return counter_uniform(seed, static_cast<uint64_t>(id * heads + h)) < p_drop ? 0.0f
-                                                                                 : keep_scale;
+    return stream.at(static_cast<uint64_t>(id * heads + h)) < p_drop ? 0.0f : keep_scale;
   }
 };
 
@@ -167,7 +166,7 @@ Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& va
   pr.dropout = options.training && options.dropout > 0.0f;
   pr.p_drop = options.dropout;
   pr.keep_scale = 1.0f / (1.0f - options.dropout);
-  pr.seed = options.seed;
+  pr.stream = CounterStream(options.seed);
   return pr;
 }
 

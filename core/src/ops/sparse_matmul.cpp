@@ -47,8 +47,9 @@ std::shared_ptr<const SparseMatrix> sparse_dropout(std::shared_ptr<const SparseM
   if (p == 0.0f) return x;
   const float keep_scale = 1.0f / (1.0f - p);
   std::vector<float> values = x->values();
+  const CounterStream stream(seed);
   for (std::size_t k = 0; k < values.size(); ++k) {
-    values[k] = counter_uniform(seed, k) >= p ? values[k] * keep_scale : 0.0f;
+    values[k] = stream.at(k) >= p ? values[k] * keep_scale : 0.0f;
   }
   return std::make_shared<const SparseMatrix>(x->with_values(std::move(values)));
 }

@@ -7,15 +7,33 @@
 namespace attend {
 
 /// SplitMix64 finaliser (Steele, Lea & Flood, "Fast splittable pseudorandom number
-/// generators", 2014): a bijective 64-bit mix.
-uint64_t mix64(uint64_t x);
+/// generators", 2014): a bijective 64-bit mix. Inline: dropout calls it per element.
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 /// A float uniform in [0, 1) made from the top 24 bits of `bits`.
-float uniform_from_bits(uint64_t bits);
+inline float uniform_from_bits(uint64_t bits) {
+  return static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);  // 2^-24
+}
 
-/// Counter-based uniform in [0, 1) for element `index` of stream `seed`: the value does not
-/// depend on which thread asks or in what order, so dropout masks are thread-count invariant.
-float counter_uniform(uint64_t seed, uint64_t index);
+/// Counter-based uniforms: element `index` of the stream `seed` is uniform in [0, 1) and
+/// depends on nothing else, not on which thread asks or in what order, so dropout masks are
+/// thread-count invariant. Make one per stream and call `at(index)` in loops.
+class CounterStream {
+ public:
+  explicit CounterStream(uint64_t seed) : key_(mix64(seed)) {}
+  float at(uint64_t index) const { return uniform_from_bits(mix64(key_ ^ index)); }
+
+ private:
+  uint64_t key_;
+};
+
+/// Element `index` of stream `seed` (the same value as CounterStream(seed).at(index)).
+inline float counter_uniform(uint64_t seed, uint64_t index) { return CounterStream(seed).at(index); }
 
 /// xoshiro256** (Blackman & Vigna, 2018), seeded through SplitMix64.
 class Rng {

@@ -1,0 +1,51 @@
+#pragma once
+/// NodeModelSpec: what `attend node-classify train --model` names: a built-in preset or a
+/// JSON file with the layers (by registry name, with their options), the activation, the
+/// optimizer and the training settings.
+///
+/// File layout (every key but "layers" optional):
+///   {"layers": [{"type": "gat", "heads": 8, "out_channels": 8, "dropout": 0.6}, ...],
+///    "activation": "elu",
+///    "optimizer": {"type": "adam", "lr": 0.005, "weight_decay": 0.0005},
+///    "epochs": 1000, "patience": 100, "normalize_features": true}
+/// A layer's `in_channels` defaults to the previous layer's output (the dataset's features
+/// for the first), the last layer's `out_channels` to the number of classes, and an option
+/// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph.
+
+#include <string>
+#include <vector>
+
+#include "attend/core/module.hpp"
+#include "attend/graph/graph_context.hpp"
+#include "attend/graph/node_dataset.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::graph {
+
+struct NodeModelSpec {
+  std::string name;                 ///< preset name or file path
+  Json layers = Json::array();      ///< [{"type", options...}]
+  std::string activation = "elu";
+  Json optimizer = {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}};
+  int epochs = 1000;                ///< maximum epochs
+  int patience = 100;               ///< early-stopping patience (GAT rule); 0 = off
+  bool normalize_features = true;   ///< scale each feature row to sum 1 (GAT's preprocessing)
+
+  /// Parse a spec; `source` names it in errors.
+  static NodeModelSpec from_json(const Json& spec, const std::string& source);
+  /// A preset name or a path to a JSON file.
+  static NodeModelSpec load(const std::string& preset_or_path);
+};
+
+/// The built-in presets, by name (the published models).
+std::vector<std::string> preset_model_names();
+
+/// The NodeClassifier config for `dataset` (see the file comment); each layer's init seed is
+/// drawn from `seed`. Layers are built through `registry` to learn their output widths.
+Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
+                          const GraphContext& graph, uint64_t seed, const Registry& registry);
+
+}  // namespace attend::graph

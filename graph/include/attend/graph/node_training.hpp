@@ -1,0 +1,72 @@
+#pragma once
+/// Node classification: prepare a dataset, train a NodeClassifier with early stopping,
+/// evaluate it, predict, and save or load it as a checkpoint.
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "attend/core/progress.hpp"
+#include "attend/core/tensor.hpp"
+#include "attend/graph/graph_context.hpp"
+#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/node_dataset.hpp"
+#include "attend/graph/node_features.hpp"
+#include "attend/graph/node_model_spec.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::graph {
+
+/// A dataset ready for training: its graph views and its input features (row-normalised
+/// when asked; a sparse identity for featureless nodes).
+struct PreparedNodeData {
+  NodeDataset dataset;
+  GraphContext graph;
+  NodeFeatures features;
+};
+PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features);
+
+struct NodeRunOptions {
+  uint64_t seed = 0;
+  int epochs = -1;    ///< -1: the spec's
+  int patience = -1;  ///< -1: the spec's
+  ProgressOptions progress;
+  std::string save_path;  ///< write the trained model here (atomically) when not empty
+};
+
+struct NodeRunResult {
+  uint64_t seed = 0;
+  double val_acc = NAN;   ///< NaN when the dataset has no validation split
+  double test_acc = NAN;  ///< at the restored best epoch
+  int epochs = 0;
+  int best_epoch = -1;
+  double seconds = 0.0;
+};
+
+/// Train one model (layers built through `registry`) on the training split, stopping early on
+/// the validation split (loss and accuracy, the GAT rule) and restoring the best epoch; with
+/// no validation split the training split stands in for it. Deterministic for a seed,
+/// whatever the thread count.
+NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
+                                    const Registry& registry, const NodeRunOptions& options);
+
+/// Fraction of `rows` whose arg-max logit is the label.
+double accuracy(const Tensor& logits, const std::vector<int64_t>& labels,
+                const std::vector<int64_t>& rows);
+
+/// A trained model loaded from a checkpoint written by `train_node_classifier`.
+struct LoadedNodeModel {
+  std::unique_ptr<NodeClassifier> model;
+  bool normalize_features = true;
+};
+LoadedNodeModel load_node_model(const std::string& checkpoint, const Registry& registry);
+
+/// Class probabilities [N, C] in evaluation mode (softmax of the logits); `attention`, when
+/// given, receives each layer's attention weights.
+Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,
+                             std::vector<AttentionExport>* attention = nullptr);
+
+}  // namespace attend::graph

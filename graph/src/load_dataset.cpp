@@ -1,0 +1,59 @@
+#include "attend/graph/load_dataset.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "attend/core/error.hpp"
+#include "attend/graph/linqs.hpp"
+#include "attend/graph/planetoid_text.hpp"
+#include "attend/graph/rdf_entities.hpp"
+
+namespace attend::graph {
+
+namespace {
+namespace fs = std::filesystem;
+
+bool has_file(const fs::path& dir, const std::string& name) {
+  return fs::exists(dir / name) || fs::exists(dir / (name + ".gz"));
+}
+
+// The target relations of the R-GCN entity-classification benchmarks, by folder name.
+const std::map<std::string, std::vector<std::string>>& benchmark_targets() {
+  static const std::map<std::string, std::vector<std::string>> targets = {
+      {"aifb", {"http://swrc.ontoware.org/ontology#affiliation", "http://swrc.ontoware.org/ontology#employs"}},
+      {"mutag", {"http://dl-learner.org/carcinogenesis#isMutagenic"}},
+  };
+  return targets;
+}
+
+std::string find_with_suffix(const fs::path& dir, const std::string& suffix) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(suffix) || name.ends_with(suffix + ".gz")) return entry.path().string();
+  }
+  return "";
+}
+}  // namespace
+
+NodeDataset load_node_dataset(const std::string& path) {
+  const fs::path dir(path);
+  if (!fs::exists(dir)) throw InputError(path, 0, "no such file or folder");
+  if (!fs::is_directory(dir)) throw InputError(path, 0, "expected a dataset folder");
+  if (has_file(dir, "features.coo.txt")) return load_planetoid_text(path);
+  if (fs::exists(dir / "trainingSet.tsv")) {
+    RdfEntityFiles files = rdf_folder_files(path);
+    const std::string name = fs::weakly_canonical(dir).filename().string();
+    auto it = benchmark_targets().find(name);
+    if (it != benchmark_targets().end()) files.removed_predicates = it->second;
+    return load_rdf_entities(files);
+  }
+  const std::string content = find_with_suffix(dir, ".content");
+  const std::string cites = find_with_suffix(dir, ".cites");
+  if (!content.empty() && !cites.empty()) return load_linqs(content, cites);
+  throw InputError(path, 0,
+                   "not a dataset folder: expected features.coo.txt + labels.txt + edges.txt + "
+                   "split_*.txt, or an N-Triples file with trainingSet.tsv and testSet.tsv, or "
+                   "LINQS *.content and *.cites");
+}
+
+}  // namespace attend::graph

@@ -1,0 +1,124 @@
+#include "attend/graph/node_model_spec.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "attend/core/error.hpp"
+#include "attend/core/random.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/graph/node_layer.hpp"
+
+namespace attend::graph {
+
+namespace {
+// GAT (Velickovic et al., ICLR 2018), transductive setup: two layers, 8 heads x 8 features,
+// ELU, dropout 0.6 on inputs and attention, one output head (eight, averaged, for PubMed),
+// Adam with L2, early stopping with patience 100.
+Json gat_layers(int output_heads) {
+  return Json::array({{{"type", "gat"}, {"heads", 8}, {"out_channels", 8}, {"dropout", 0.6}, {"input_dropout", 0.6}},
+                      {{"type", "gat"}, {"heads", output_heads}, {"concat", false}, {"dropout", 0.6}, {"input_dropout", 0.6}}});
+}
+
+const std::map<std::string, Json>& presets() {
+  static const std::map<std::string, Json> p = {
+      {"gat-cora", {{"layers", gat_layers(1)}, {"optimizer", {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}}}}},
+      {"gat-citeseer", {{"layers", gat_layers(1)}, {"optimizer", {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}}}}},
+      {"gat-pubmed", {{"layers", gat_layers(8)}, {"optimizer", {{"type", "adam"}, {"lr", 0.01}, {"weight_decay", 1e-3}}}}},
+  };
+  return p;
+}
+}  // namespace
+
+NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source) {
+  auto fail = [&](const std::string& what) -> InputError { return InputError(source, 0, what); };
+  if (!j.is_object()) throw fail("a model is a JSON object with \"layers\"");
+  for (const auto& [key, value] : j.items()) {
+    static const std::vector<std::string> known = {"layers", "activation", "optimizer", "epochs", "patience", "normalize_features"};
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw fail("unknown key '" + key + "'; known: layers, activation, optimizer, epochs, patience, normalize_features");
+    }
+  }
+  NodeModelSpec s;
+  s.name = source;
+  if (!j.contains("layers") || !j["layers"].is_array() || j["layers"].empty()) throw fail("\"layers\" must be a non-empty array");
+  for (const Json& layer : j["layers"]) {
+    if (!layer.is_object() || !layer.contains("type") || !layer["type"].is_string()) {
+      throw fail("every layer needs a string \"type\" (a registered layer name)");
+    }
+  }
+  s.layers = j["layers"];
+  try {
+    s.activation = j.value("activation", s.activation);
+    if (j.contains("optimizer")) s.optimizer = j["optimizer"];
+    s.epochs = j.value("epochs", s.epochs);
+    s.patience = j.value("patience", s.patience);
+    s.normalize_features = j.value("normalize_features", s.normalize_features);
+  } catch (const Json::exception& e) {
+    throw fail(std::string("wrong type: ") + e.what());
+  }
+  if (!s.optimizer.is_object() || !s.optimizer.contains("type")) throw fail("\"optimizer\" needs a \"type\"");
+  if (s.epochs <= 0 || s.patience < 0) throw fail("epochs must be positive and patience not negative");
+  return s;
+}
+
+NodeModelSpec NodeModelSpec::load(const std::string& preset_or_path) {
+  auto it = presets().find(preset_or_path == "gat" ? "gat-cora" : preset_or_path);
+  if (it != presets().end()) return from_json(it->second, preset_or_path);
+  if (!std::filesystem::exists(preset_or_path)) {
+    std::string names;
+    for (const std::string& n : preset_model_names()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError("unknown model '" + preset_or_path + "': not a preset (" + names + ") nor a JSON file");
+  }
+  std::ifstream in(preset_or_path);
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    throw InputError(preset_or_path, 0, std::string("not valid JSON: ") + e.what());
+  }
+  return from_json(j, preset_or_path);
+}
+
+std::vector<std::string> preset_model_names() {
+  std::vector<std::string> names{"gat"};
+  for (const auto& [name, spec] : presets()) names.push_back(name);
+  return names;
+}
+
+Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
+                          const GraphContext& graph, uint64_t seed, const Registry& registry) {
+  Json layers = Json::array();
+  int64_t width = dataset.num_features() > 0 ? dataset.num_features() : dataset.num_nodes;
+  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
+    Json options = spec.layers[i];
+    const std::string type = options["type"].get<std::string>();
+    options.erase("type");
+    if (!options.contains("in_channels")) options["in_channels"] = width;
+    if (i + 1 == spec.layers.size() && !options.contains("out_channels")) options["out_channels"] = dataset.num_classes;
+    for (auto& [key, value] : options.items()) {
+      if (value != "auto") continue;
+      if (key == "num_relations") {
+        value = graph.num_relations();
+      } else if (key == "num_nodes") {
+        value = dataset.num_nodes;
+      } else {
+        throw InputError(spec.name, 0, "layer " + std::to_string(i) + ": option '" + key + "' cannot be \"auto\"");
+      }
+    }
+    if (!options.contains("seed")) options["seed"] = mix64(seed * 1000003ULL + i);
+    std::unique_ptr<Module> probe = registry.create(type, options);
+    const auto* layer = dynamic_cast<const NodeLayer*>(probe.get());
+    if (layer == nullptr) throw InputError(spec.name, 0, "layer " + std::to_string(i) + " ('" + type + "') is not a node layer");
+    width = layer->out_features();
+    layers.push_back({{"type", type}, {"config", probe->config()}});
+  }
+  if (width != dataset.num_classes) {
+    throw InputError(spec.name, 0, "the last layer gives " + std::to_string(width) + " outputs per node but the dataset has " +
+                                       std::to_string(dataset.num_classes) + " classes");
+  }
+  return {{"layers", layers}, {"activation", spec.activation}};
+}
+
+}  // namespace attend::graph

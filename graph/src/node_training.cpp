@@ -1,0 +1,119 @@
+#include "attend/graph/node_training.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/loss.hpp"
+#include "attend/core/ops/softmax.hpp"
+#include "attend/core/optimizer.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "attend/core/random.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/core/trainer.hpp"
+#include "attend/core/training_checkpoint.hpp"
+
+namespace attend::graph {
+
+PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features) {
+  PreparedNodeData d;
+  d.graph = GraphContext::from_dataset(dataset);
+  if (dataset.num_features() == 0) {
+    d.features = NodeFeatures(identity_features(dataset.num_nodes));
+  } else {
+    auto features = std::make_shared<SparseMatrix>(dataset.features);
+    if (normalize_features) features->normalize_rows();
+    d.features = NodeFeatures(std::shared_ptr<const SparseMatrix>(std::move(features)));
+  }
+  d.dataset = std::move(dataset);
+  return d;
+}
+
+double accuracy(const Tensor& logits, const std::vector<int64_t>& labels,
+                const std::vector<int64_t>& rows) {
+  if (rows.empty()) return NAN;
+  const int64_t c = logits.dim(1);
+  int64_t correct = 0;
+  for (int64_t r : rows) {
+    const float* row = logits.data() + r * c;
+    int64_t best = 0;
+    for (int64_t k = 1; k < c; ++k) best = row[k] > row[best] ? k : best;
+    correct += best == labels[static_cast<std::size_t>(r)];
+  }
+  return static_cast<double>(correct) / static_cast<double>(rows.size());
+}
+
+NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
+                                    const Registry& registry, const NodeRunOptions& options) {
+  const NodeDataset& d = data.dataset;
+  if (d.train.empty()) throw InputError(d.name + ": the dataset has no training split");
+  const Json config = resolve_model_config(spec, d, data.graph, options.seed, registry);
+  NodeClassifier model(config, registry);
+  ParameterArena arena(model.named_parameters());
+  Json optimizer_config = spec.optimizer;
+  const std::string optimizer_type = optimizer_config["type"].get<std::string>();
+  optimizer_config.erase("type");
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(optimizer_type, optimizer_config);
+
+  TrainerOptions to;
+  to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
+  to.patience = options.patience >= 0 ? options.patience : spec.patience;
+  to.metric_name = d.val.empty() ? "train_acc" : "val_acc";
+  to.progress = options.progress;
+  Trainer trainer(arena, *optimizer, to);
+
+  const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
+  const TrainResult fit = trainer.fit(
+      [&](int epoch) {
+        model.train();
+        Var logits = model.forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
+        Var loss = ops::cross_entropy(logits, d.labels, d.train);
+        loss.backward();
+        return static_cast<double>(loss.value().item());
+      },
+      [&] {
+        model.eval();
+        Var logits = model.forward(data.features, data.graph, 0);
+        const double loss = ops::cross_entropy(logits, d.labels, val_rows).value().item();
+        return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows), {}};
+      });
+
+  NodeRunResult result;
+  result.seed = options.seed;
+  result.epochs = fit.epochs_run;
+  result.best_epoch = fit.best_epoch;
+  result.seconds = fit.seconds;
+  {
+    NoGradGuard no_grad;
+    model.eval();
+    const Tensor logits = model.forward(data.features, data.graph, 0).value();
+    if (!d.val.empty()) result.val_acc = accuracy(logits, d.labels, d.val);
+    result.test_acc = accuracy(logits, d.labels, d.test);
+  }
+  if (!options.save_path.empty()) {
+    CheckpointData checkpoint = capture_checkpoint(model, arena, optimizer.get(), &trainer.state());
+    checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
+    save_checkpoint(options.save_path, checkpoint);
+  }
+  return result;
+}
+
+LoadedNodeModel load_node_model(const std::string& path, const Registry& registry) {
+  const CheckpointData data = load_checkpoint(path);
+  LoadedNodeModel loaded;
+  std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
+  auto* classifier = dynamic_cast<NodeClassifier*>(module.get());
+  if (classifier == nullptr) throw InputError(path, 0, "the checkpoint holds a '" + module->type_name() + "', not a node classifier");
+  module.release();
+  loaded.model.reset(classifier);
+  ParameterArena arena(loaded.model->named_parameters());
+  load_parameters(data, arena);
+  if (data.model.contains("preprocess")) loaded.normalize_features = data.model["preprocess"].value("normalize_features", true);
+  return loaded;  // the arena's values go back to the parameters when it is destroyed
+}
+
+Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,
+                             std::vector<AttentionExport>* attention) {
+  NoGradGuard no_grad;
+  model.eval();
+  return ops::softmax(model.forward(data.features, data.graph, 0, attention)).value();
+}
+
+}  // namespace attend::graph

@@ -1,0 +1,95 @@
+// `attend node-classify train|predict` run in process on a tiny dataset.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attend/core/builtin_layers.hpp"
+#include "attend/graph/builtin_layers.hpp"
+#include "cli.hpp"
+#include "temp_dir.hpp"
+
+using namespace attend;
+namespace fs = std::filesystem;
+
+namespace {
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  Registry registry;
+  register_core_layers(registry);
+  graph::register_graph_layers(registry);
+  args.insert(args.begin(), "attend");
+  std::ostringstream out, err;
+  const int code = cli::run_cli(args, registry, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// Two clusters of six nodes, features that tell them apart, two classes.
+fs::path write_dataset(const fs::path& dir) {
+  fs::create_directories(dir);
+  std::ofstream f(dir / "features.coo.txt");
+  f << "# 12 4 12\n";
+  for (int i = 0; i < 12; ++i) f << i << ' ' << (i < 6 ? i % 2 : 2 + i % 2) << " 1\n";
+  std::ofstream l(dir / "labels.txt");
+  for (int i = 0; i < 12; ++i) l << (i < 6 ? 0 : 1) << '\n';
+  std::ofstream e(dir / "edges.txt");
+  e << "# 12 10\n";
+  for (int i = 0; i < 5; ++i) e << i << ' ' << i + 1 << '\n' << i + 6 << ' ' << i + 7 << '\n';
+  std::ofstream(dir / "split_train.txt") << "0\n1\n6\n7\n";
+  std::ofstream(dir / "split_val.txt") << "2\n8\n";
+  std::ofstream(dir / "split_test.txt") << "3\n4\n5\n9\n10\n11\n";
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string data = write_dataset(tmp.path() / "tiny").string();
+  const std::string ckpt = (tmp.path() / "model.h5").string();
+  const std::string json = (tmp.path() / "result.json").string();
+  Result r = run({"node-classify", "train", "--data", data, "--model", "gat", "--epochs", "30", "--runs", "2",
+                  "--quiet", "--save", ckpt, "--json", json});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("test accuracy") != std::string::npos);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["runs"].size() == 2);
+  CHECK(j["runs"][1]["seed"] == 1);
+  CHECK(j["test_acc_mean"].get<double>() >= 0.0);
+
+  const std::string preds = (tmp.path() / "pred.tsv").string();
+  const std::string att = (tmp.path() / "att.h5").string();
+  r = run({"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", preds, "--export-attention", att});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream p(preds);
+  std::string line;
+  int lines = 0;
+  while (std::getline(p, line)) ++lines;
+  CHECK(lines == 12);
+  CHECK(fs::exists(att));
+}
+
+TEST_CASE("node-classify reports bad input in one line", "[apps]") {
+  attend::testing::TempDir tmp;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"node-classify"}, {"node-classify", "train"},
+        {"node-classify", "train", "--data", "/nonexistent/attend"},
+        {"node-classify", "train", "--data", write_dataset(tmp.path() / "d").string(), "--model", "no-such-model"},
+        {"node-classify", "predict", "--data", (tmp.path() / "d").string(), "--checkpoint", "/nonexistent.h5", "--out",
+         (tmp.path() / "p.tsv").string()}}) {
+    const Result r = run(args);
+    INFO(args.back() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "p.tsv"));
+}
