@@ -1,8 +1,20 @@
 #include "attend/graph/graph_context.hpp"
 
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "attend/core/error.hpp"
 #include "attend/graph/graph_algorithms.hpp"
 
 namespace attend::graph {
+
+struct GraphContext::Cache {
+  std::mutex mutex;
+  std::map<std::tuple<bool, int64_t, bool>, Csr> relational;
+  std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
+};
 
 namespace {
 GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> dst,
@@ -18,6 +30,7 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
 
 GraphContext GraphContext::from_dataset(const NodeDataset& d) {
   GraphContext g;
+  g.cache_ = std::make_shared<Cache>();
   g.num_nodes_ = d.num_nodes;
   std::vector<int64_t> src, dst, rel;
   if (!d.directed) {
@@ -45,15 +58,67 @@ GraphContext GraphContext::from_dataset(const NodeDataset& d) {
     lsrc.push_back(src[e]);
     ldst.push_back(dst[e]);
     lrel.push_back(rel[e]);
+    g.looped_origin_.push_back(static_cast<int64_t>(e));
   }
   for (int64_t v = 0; v < d.num_nodes; ++v) {
     lsrc.push_back(v);
     ldst.push_back(v);
     lrel.push_back(g.num_relations_ - 1);
+    g.looped_origin_.push_back(-1);
   }
   g.plain_ = make_view(d.num_nodes, std::move(src), std::move(dst), std::move(rel));
   g.looped_ = make_view(d.num_nodes, std::move(lsrc), std::move(ldst), std::move(lrel));
   return g;
+}
+
+void GraphContext::set_edge_features(const Tensor& features) {
+  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == plain_.num_edges(),
+               "edge features of shape " << shape_to_string(features.shape()) << ", expected [E, D] with E = "
+                                         << plain_.num_edges());
+  const int64_t d = features.dim(1);
+  Tensor looped({looped_.num_edges(), d});  // [E_looped, D], zeros on added self-loops
+  for (int64_t e = 0; e < looped_.num_edges(); ++e) {
+    const int64_t from = looped_origin_[e];
+    if (from < 0) continue;
+    std::copy(features.data() + from * d, features.data() + (from + 1) * d, looped.data() + e * d);
+  }
+  plain_.edge_features = features;
+  looped_.edge_features = std::move(looped);
+}
+
+Csr GraphContext::relational_csr(bool self_loops, int64_t num_relations,
+                                 bool per_relation_destination) const {
+  ATTEND_CHECK(cache_ != nullptr, "relational_csr on a GraphContext not built by from_dataset");
+  ATTEND_CHECK(num_relations > 0, "relational_csr: num_relations " << num_relations);
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  const auto key = std::make_tuple(self_loops, num_relations, per_relation_destination);
+  auto found = cache_->relational.find(key);
+  if (found != cache_->relational.end()) return found->second;
+  const GraphView& v = view(self_loops);
+  std::vector<int64_t> src(v.num_edges()), dst(v.num_edges());
+  for (int64_t e = 0; e < v.num_edges(); ++e) {
+    const int64_t r = v.relation[e];
+    ATTEND_CHECK(r >= 0 && r < num_relations, "edge " << e << " has relation " << r
+                                                      << " but the layer has " << num_relations
+                                                      << " relations (the graph has "
+                                                      << num_relations_ << ")");
+    src[e] = v.src[e] * num_relations + r;
+    dst[e] = per_relation_destination ? v.dst[e] * num_relations + r : v.dst[e];
+  }
+  Csr csr = Csr::from_edges(num_nodes_ * num_relations, src, dst);
+  cache_->relational.emplace(key, csr);
+  return csr;
+}
+
+std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {
+  ATTEND_CHECK(cache_ != nullptr, "distances on a GraphContext not built by from_dataset");
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  auto& slot = cache_->distances[max_distance];
+  if (!slot) {
+    slot = std::make_shared<const std::vector<int32_t>>(
+        shortest_path_distances(EdgeList{num_nodes_, plain_.src, plain_.dst}, max_distance));
+  }
+  return slot;
 }
 
 }  // namespace attend::graph

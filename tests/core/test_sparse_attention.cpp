@@ -162,6 +162,29 @@ TEST_CASE("gat rule equals a naive per-edge reference", "[core]") {
   for (int64_t k = 4 * heads * c; k < out.numel(); ++k) CHECK(out[k] == 0.0f);
 }
 
+TEST_CASE("precomputed logits equal a naive per-edge reference", "[core]") {
+  const EdgeList g = small_graph();
+  const int64_t heads = 2, c = 3;
+  const Tensor logits = random_tensor({g.size(), heads}, 21, -3, 3);
+  const Tensor v = random_tensor({g.n, heads, c}, 22);
+  Tensor weights;
+  const Tensor out =
+      ops::sparse_attention(g.csr(), ops::SparseScores::precomputed(Var(logits)), Var(v), {},
+                            &weights)
+          .value();
+  Tensor ref_weights;
+  const Tensor ref = naive_attention(
+      g, heads, c, [&](int64_t e, int64_t h) { return double(logits.at({e, h})); },
+      [&](int64_t e, int64_t h, int64_t k) { return v.at({g.src[e], h, k}); }, &ref_weights);
+  CHECK(max_abs_diff(out, ref) < 1e-5f);
+  CHECK(max_abs_diff(weights, ref_weights) < 1e-6f);
+  CHECK_THROWS_AS(ops::sparse_attention(g.csr(),
+                                        ops::SparseScores::precomputed(
+                                            Var(random_tensor({g.size() - 1, heads}, 23))),
+                                        Var(v)),
+                  Error);
+}
+
 TEST_CASE("gatv2 rule equals a naive per-edge reference", "[core]") {
   const EdgeList g = small_graph();
   const int64_t heads = 2, c = 3, cs = 5;
@@ -294,6 +317,20 @@ TEST_CASE("sparse_attention gradients, every rule", "[core][grad]") {
     INFO(r.report);
     CHECK(r.ok);
   }
+  SECTION("precomputed logits, with dropout while training") {
+    ops::SparseAttentionOptions opt;
+    opt.dropout = 0.3f;
+    opt.training = true;
+    opt.seed = 17;
+    auto f = [&](const std::vector<Var>& v) {
+      return ops::sparse_attention(csr, ops::SparseScores::precomputed(v[0]), v[1], opt);
+    };
+    auto r = check_gradients(f, {random_tensor({g.size(), heads}, 71, -2, 2),
+                                 random_tensor({g.n, heads, c}, 72)},
+                             gc);
+    INFO(r.report);
+    CHECK(r.ok);
+  }
   SECTION("gat with attention dropout while training") {
     ops::SparseAttentionOptions opt;
     opt.dropout = 0.3f;
@@ -418,6 +455,11 @@ TEST_CASE("sparse_attention is bit-identical for 1 and 2 threads", "[core]") {
         extra = Var(random_tensor({g.size(), heads, c}, 96), true);
         scores = ops::SparseScores::dot(a, b, extra);
         break;
+      case ops::SparseScores::Rule::kLogits:
+        a = Var(random_tensor({g.size(), heads}, 94, -2, 2), true);
+        b = a;
+        scores = ops::SparseScores::precomputed(a);
+        break;
     }
     Tensor weights;
     Var y = ops::sparse_attention(csr, scores, v, opt, &weights);
@@ -428,7 +470,7 @@ TEST_CASE("sparse_attention is bit-identical for 1 and 2 threads", "[core]") {
   };
   const int before = num_threads();
   for (auto rule : {ops::SparseScores::Rule::kGat, ops::SparseScores::Rule::kGatV2,
-                    ops::SparseScores::Rule::kDot}) {
+                    ops::SparseScores::Rule::kDot, ops::SparseScores::Rule::kLogits}) {
     const auto one = run(1, rule), two = run(2, rule);
     for (std::size_t i = 0; i < one.size(); ++i) {
       INFO("rule " << static_cast<int>(rule) << ", tensor " << i);

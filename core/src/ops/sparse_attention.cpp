@@ -40,6 +40,13 @@ SparseScores SparseScores::dot(Var q, Var k, Var edge) {
   return s;
 }
 
+SparseScores SparseScores::precomputed(Var logits) {
+  SparseScores s;
+  s.rule = Rule::kLogits;
+  s.logits = std::move(logits);
+  return s;
+}
+
 namespace {
 
 /// Destination rows per parallel work item. Row results never depend on it; the per-block
@@ -80,6 +87,7 @@ struct Problem {
   const int64_t *indptr = nullptr, *src = nullptr, *edge_id = nullptr;
   const int64_t *out_indptr = nullptr, *out_dst = nullptr, *out_pos = nullptr;
   const float *s_src = nullptr, *s_dst = nullptr, *att = nullptr, *edge = nullptr;
+  const float* logits = nullptr;
   const float* values = nullptr;
   bool dropout = false;
   float p_drop = 0.0f, keep_scale = 1.0f;
@@ -95,11 +103,13 @@ struct Problem {
 Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& values,
                      const SparseAttentionOptions& options) {
   Problem pr;
-  ATTEND_CHECK(values.defined() && scores.src.defined() && scores.dst.defined(),
-               "sparse_attention: values and both score terms must be defined");
+  const bool given = scores.rule == Rule::kLogits;
+  ATTEND_CHECK(values.defined() && (given ? scores.logits.defined()
+                                          : scores.src.defined() && scores.dst.defined()),
+               "sparse_attention: values and the score inputs must be defined");
   const Tensor& v = values.value();
-  const Tensor& s = scores.src.value();
-  const Tensor& t = scores.dst.value();
+  const Tensor& s = given ? scores.logits.value() : scores.src.value();
+  const Tensor& t = given ? scores.logits.value() : scores.dst.value();
   pr.n = graph.n_nodes();
   pr.n_edges = graph.n_edges();
   ATTEND_CHECK(v.rank() == 3 && v.dim(0) == pr.n,
@@ -147,6 +157,14 @@ Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& va
         pr.edge = scores.edge.value().data();
       }
       break;
+    case Rule::kLogits:
+      ATTEND_CHECK(s.shape() == (Shape{pr.n_edges, pr.heads}),
+                   "sparse_attention (precomputed): logits of shape "
+                       << shape_to_string(s.shape()) << ", expected [E, H] = [" << pr.n_edges
+                       << ", " << pr.heads << "]");
+      pr.d = 1;
+      pr.logits = s.data();
+      break;
   }
   ATTEND_CHECK(options.dropout >= 0.0f && options.dropout < 1.0f,
                "sparse_attention: dropout " << options.dropout << " outside [0, 1)");
@@ -160,8 +178,10 @@ Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& va
   pr.out_indptr = graph.out_indptr().data();
   pr.out_dst = graph.out_dst().data();
   pr.out_pos = graph.out_pos().data();
-  pr.s_src = s.data();
-  pr.s_dst = t.data();
+  if (!given) {
+    pr.s_src = s.data();
+    pr.s_dst = t.data();
+  }
   pr.values = v.data();
   pr.dropout = options.training && options.dropout > 0.0f;
   pr.p_drop = options.dropout;
@@ -188,6 +208,8 @@ void edge_scores(const Problem& pr, int64_t i, int64_t j, int64_t id, float* e) 
       for (int64_t k = 0; k < d; ++k) acc += a[k] * leaky(xs[k] + xd[k], pr.slope);
       e[h] = acc;
     }
+  } else if constexpr (R == Rule::kLogits) {
+    for (int64_t h = 0; h < heads; ++h) e[h] = pr.logits[id * heads + h];
   } else {
     for (int64_t h = 0; h < heads; ++h) {
       const float* q = pr.s_dst + (i * heads + h) * d;  // [D]
@@ -239,7 +261,9 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
       }
       for (int64_t p = 0; p < deg; ++p) {
         const int64_t pos = begin + p, j = src[pos];
-        if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
+        if constexpr (R != Rule::kLogits) {
+          if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
+        }
         prefetch(values + j * hc, hc);  // used by the aggregation below
         edge_scores<R>(pr, i, j, pr.edge_id[pos], w + p * heads);
       }
@@ -266,11 +290,12 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
 /// Gradient buffers (null when the input needs none).
 struct Grads {
   float *values = nullptr, *src = nullptr, *dst = nullptr, *att = nullptr, *edge = nullptr;
+  float* logits = nullptr;
 };
 
 /// Backward pass 1, over destination rows: softmax backward into `dscore` [E, H] (for gat
 /// multiplied by the LeakyReLU derivative), gradients of the destination terms, of the edge
-/// features, and per-block partial sums of the att gradient in `att_partial` [blocks, H, C'].
+/// features and of precomputed logits (each edge written by its destination row only), and per-block partial sums of the att gradient in `att_partial` [blocks, H, C'].
 template <Rule R>
 void backward_rows(const Problem& pr, const float* probs, const float* gy, float* dscore,
                    const Grads& g, float* att_partial) {
@@ -292,7 +317,7 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
         const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
         if (pos + kAhead < n_edges) {
           prefetch(values + src[pos + kAhead] * hc, hc);
-          prefetch(s_src + src[pos + kAhead] * hd, hd);
+          if constexpr (R != Rule::kLogits) prefetch(s_src + src[pos + kAhead] * hd, hd);
         }
         const float* vj = values + j * hc;  // [H, C]
         float* dsp = ds + p * heads;        // [H]
@@ -323,6 +348,8 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
           if constexpr (R == Rule::kGat) {
             de *= leaky_derivative(s_src[j * heads + h] + s_dst[i * heads + h], pr.slope);
             if (g.dst) g.dst[i * heads + h] += de;
+          } else if constexpr (R == Rule::kLogits) {
+            if (g.logits) g.logits[id * heads + h] += de;
           } else if constexpr (R == Rule::kGatV2) {
             const float* xs = s_src + (j * heads + h) * d;  // [C']
             const float* xd = s_dst + (i * heads + h) * d;  // [C']
@@ -421,7 +448,7 @@ void backward_sources(const Problem& pr, const float* probs, const float* gy,
 
 template <Rule R>
 void backward(const Problem& pr, const float* probs, const float* gy, const Grads& g) {
-  const bool score_grads = g.src || g.dst || g.att || g.edge;
+  const bool score_grads = g.src || g.dst || g.att || g.edge || g.logits;
   Tensor dscore;  // [E, H]
   if (score_grads) {
     dscore = Tensor({pr.n_edges, pr.heads});
@@ -443,9 +470,10 @@ void backward(const Problem& pr, const float* probs, const float* gy, const Grad
 Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& values,
                      const SparseAttentionOptions& options, Tensor* weights_out) {
   const Problem pr = make_problem(graph, scores, values, options);
-  std::vector<Var> inputs{values, scores.src, scores.dst};
-  if (scores.att.defined()) inputs.push_back(scores.att);
-  if (scores.edge.defined()) inputs.push_back(scores.edge);
+  std::vector<Var> inputs{values};
+  for (const Var* in : {&scores.src, &scores.dst, &scores.att, &scores.edge, &scores.logits}) {
+    if (in->defined()) inputs.push_back(*in);
+  }
   bool recording = false;
   if (grad_enabled()) {
     for (const Var& in : inputs) recording = recording || in.requires_grad();
@@ -459,6 +487,7 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
     case Rule::kGat: forward_rows<Rule::kGat>(pr, probs_data, out.data()); break;
     case Rule::kGatV2: forward_rows<Rule::kGatV2>(pr, probs_data, out.data()); break;
     case Rule::kDot: forward_rows<Rule::kDot>(pr, probs_data, out.data()); break;
+    case Rule::kLogits: forward_rows<Rule::kLogits>(pr, probs_data, out.data()); break;
   }
 
   if (weights_out) {  // keyed by edge id
@@ -482,14 +511,17 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
         const Problem pr = make_problem(graph, scores, values, options);
         Grads g;
         if (values.requires_grad()) g.values = values.grad_mut().data();
-        if (scores.src.requires_grad()) g.src = scores.src.grad_mut().data();
-        if (scores.dst.requires_grad()) g.dst = scores.dst.grad_mut().data();
-        if (scores.att.requires_grad()) g.att = scores.att.grad_mut().data();
-        if (scores.edge.requires_grad()) g.edge = scores.edge.grad_mut().data();
+        auto grad_of = [](const Var& x) { return x.requires_grad() ? x.grad_mut().data() : nullptr; };
+        g.src = grad_of(scores.src);
+        g.dst = grad_of(scores.dst);
+        g.att = grad_of(scores.att);
+        g.edge = grad_of(scores.edge);
+        g.logits = grad_of(scores.logits);
         switch (scores.rule) {
           case Rule::kGat: backward<Rule::kGat>(pr, probs.data(), gy.data(), g); break;
           case Rule::kGatV2: backward<Rule::kGatV2>(pr, probs.data(), gy.data(), g); break;
           case Rule::kDot: backward<Rule::kDot>(pr, probs.data(), gy.data(), g); break;
+          case Rule::kLogits: backward<Rule::kLogits>(pr, probs.data(), gy.data(), g); break;
         }
       });
 }

@@ -7,7 +7,8 @@ class Registry;
 
 namespace attend::graph {
 
-/// Add "gat" and "node_classifier" (and every other graph layer) to `registry`.
+/// Add "gat", "gatv2", "graph_transformer", "rgcn", "rgat", "graphormer" and
+/// "node_classifier" to `registry`.
 void register_graph_layers(Registry& registry);
 
 }  // namespace attend::graph

@@ -7,9 +7,11 @@
 /// self-loop per node, as PyTorch Geometric's add_self_loops). Kernels see only the arrays.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "attend/core/csr.hpp"
+#include "attend/core/tensor.hpp"
 #include "attend/graph/node_dataset.hpp"
 
 namespace attend::graph {
@@ -19,6 +21,8 @@ struct GraphView {
   Csr csr;
   std::vector<int64_t> src, dst;   ///< [E] endpoints by edge id
   std::vector<int64_t> relation;   ///< [E] relation id by edge id (0 for untyped graphs)
+  Tensor edge_features;            ///< [E, D] by edge id; empty (rank 0) when the graph has none
+  bool has_edge_features() const { return edge_features.rank() == 2; }
   int64_t num_edges() const { return static_cast<int64_t>(src.size()); }
 };
 
@@ -37,10 +41,31 @@ class GraphContext {
   const GraphView& looped() const { return looped_; }
   const GraphView& view(bool self_loops) const { return self_loops ? looped_ : plain_; }
 
+  /// Attach edge features [E, D] keyed by the edge ids of `plain()`. The looped view gets
+  /// the features of the edges it keeps and zeros on the self-loops it adds.
+  void set_edge_features(const Tensor& features);
+
+  /// The edges of `view(self_loops)` re-indexed over relation slots, for relational layers:
+  /// slot `v * num_relations + r` stands for node v under relation r. Edge j -> i of
+  /// relation r (edge ids unchanged) goes from slot (j, r) to slot (i, r) when
+  /// `per_relation_destination`, else to row i (so rows 0..N-1 gather the in-edges of every
+  /// relation and the other rows stay empty). The Csr has N * num_relations rows. Built on
+  /// first use and cached; safe to call from several threads. Throws attend::Error when an
+  /// edge's relation is not below `num_relations`.
+  Csr relational_csr(bool self_loops, int64_t num_relations, bool per_relation_destination) const;
+
+  /// BFS shortest-path distances [N * N] of the plain view taken as undirected, capped at
+  /// `max_distance + 1` (also for unreachable pairs); see graph::shortest_path_distances.
+  /// Computed on first use per cap and cached; safe to call from several threads.
+  std::shared_ptr<const std::vector<int32_t>> distances(int32_t max_distance) const;
+
  private:
+  struct Cache;
   int64_t num_nodes_ = 0;
   int64_t num_relations_ = 1;
   GraphView plain_, looped_;
+  std::vector<int64_t> looped_origin_;  ///< [E_looped] plain edge id, -1 for added self-loops
+  std::shared_ptr<Cache> cache_;        ///< lazily built derived graphs (shared by copies)
 };
 
 }  // namespace attend::graph

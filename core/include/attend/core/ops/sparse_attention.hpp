@@ -18,6 +18,7 @@ struct SparseScores {
     kGat,    ///< GAT: e = LeakyReLU(s_src[j, h] + s_dst[i, h])
     kGatV2,  ///< GATv2: e = sum_c att[h, c] LeakyReLU(x_src[j, h, c] + x_dst[i, h, c])
     kDot,    ///< scaled dot product: e = scale q[i, h] . (k[j, h] + edge[ij, h])
+    kLogits, ///< given per edge: e = logits[ij, h]
   };
 
   /// GAT (Velickovic et al., 2018) from per-node terms s_src = a_src . W h_j and
@@ -33,12 +34,17 @@ struct SparseScores {
   /// to the key in the score and to the value in the message (so D must equal the value
   /// channels C when `edge` is given).
   static SparseScores dot(Var q, Var k, Var edge = Var());
+  /// Scores computed outside the kernel, one per edge and head: logits [E, H] indexed by
+  /// edge id (relational attention, whose terms depend on the edge's relation, builds them
+  /// from per-(node, relation) terms with two row gathers). Only an E x H tensor is made.
+  static SparseScores precomputed(Var logits);
 
   Rule rule = Rule::kGat;
   Var src;   ///< s_src [N, H] | x_src [N, H, C'] | k [N, H, D]
   Var dst;   ///< s_dst [N, H] | x_dst [N, H, C'] | q [N, H, D]
   Var att;   ///< GATv2 only: att [H, C']
   Var edge;  ///< dot only, optional: edge [E, H, D] indexed by edge id
+  Var logits;  ///< precomputed only: logits [E, H] indexed by edge id (src, dst undefined)
 };
 
 /// Options of `sparse_attention`; the names follow PyTorch Geometric.

@@ -1,0 +1,33 @@
+#pragma once
+/// Per-relation projections with optional basis decomposition (Schlichtkrull et al., "Modeling
+/// Relational Data with Graph Convolutional Networks", ESWC 2018, Eq. 3), shared by the
+/// relational layers (rgcn, rgat).
+
+#include <cstdint>
+#include <vector>
+
+#include "attend/core/autodiff.hpp"
+#include "attend/core/random.hpp"
+#include "attend/graph/node_features.hpp"
+
+namespace attend::graph {
+
+/// The parameters of R projections in -> width: either one weight [in, R * width] (column
+/// block r is W_r) or, with B > 0 bases, basis [in, B * width] (block b is V_b) and
+/// comp [R, B], W_r = sum_b comp[r, b] V_b.
+struct RelationWeights {
+  int64_t in = 0, width = 0, relations = 0, bases = 0;
+  Var weight;  ///< [in, R * width] when bases == 0
+  Var basis;   ///< [in, B * width] when bases > 0
+  Var comp;    ///< [R, B] when bases > 0
+
+  /// Glorot-initialised tensors for the shapes above, in the order weight | basis, comp.
+  static std::vector<Tensor> initial(int64_t in, int64_t width, int64_t relations, int64_t bases, Rng& rng);
+
+  /// x W_r for every node and relation: [N, R, width]. With bases, x V_b is computed once
+  /// ([N, B, width]) and combined per relation by one product with comp^T, so the cost is
+  /// that of B projections plus N * width * B * R multiply-adds.
+  Var project_all(const NodeFeatures& x) const;
+};
+
+}  // namespace attend::graph

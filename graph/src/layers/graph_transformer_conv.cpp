@@ -1,0 +1,128 @@
+#include "attend/graph/layers/graph_transformer_conv.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/init.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/head_mean.hpp"
+#include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/ops/sparse_attention.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/random.hpp"
+#include "attend/core/registry.hpp"
+
+namespace attend::graph {
+
+GraphTransformerOptions GraphTransformerOptions::from_json(const Json& c) {
+  const std::string me = "graph_transformer";
+  check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "beta", "dropout", "input_dropout",
+                        "edge_dim", "root_weight", "add_self_loops", "bias", "seed"},
+                    me);
+  GraphTransformerOptions o;
+  o.in_channels = option_required<int64_t>(c, "in_channels", me);
+  o.out_channels = option_required<int64_t>(c, "out_channels", me);
+  o.heads = option_or(c, "heads", o.heads, me);
+  o.concat = option_or(c, "concat", o.concat, me);
+  o.beta = option_or(c, "beta", o.beta, me);
+  o.dropout = option_or(c, "dropout", o.dropout, me);
+  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
+  // PyG writes edge_dim=None for "no edge features".
+  if (!(c.is_object() && c.contains("edge_dim") && c.at("edge_dim").is_null())) {
+    o.edge_dim = option_or(c, "edge_dim", o.edge_dim, me);
+  }
+  o.root_weight = option_or(c, "root_weight", o.root_weight, me);
+  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
+  o.bias = option_or(c, "bias", o.bias, me);
+  o.seed = option_or(c, "seed", o.seed, me);
+  if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0 || o.edge_dim < 0) {
+    throw InputError("graph_transformer: in_channels, out_channels and heads must be positive, edge_dim >= 0");
+  }
+  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
+    throw InputError("graph_transformer: dropout and input_dropout must be in [0, 1)");
+  }
+  if (o.beta && !o.root_weight) throw InputError("graph_transformer: beta needs root_weight");
+  return o;
+}
+
+Json GraphTransformerOptions::to_json() const {
+  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
+          {"concat", concat}, {"beta", beta}, {"dropout", dropout}, {"input_dropout", input_dropout},
+          {"edge_dim", edge_dim}, {"root_weight", root_weight}, {"add_self_loops", add_self_loops},
+          {"bias", bias}, {"seed", seed}};
+}
+
+GraphTransformerConv::GraphTransformerConv(GraphTransformerOptions o) : options_(o) {
+  Rng rng(o.seed);
+  const int64_t hc = o.heads * o.out_channels, out = out_features();
+  query_weight_ = add_parameter("query_weight", init::glorot_uniform({o.in_channels, hc}, o.in_channels, hc, rng));
+  query_bias_ = add_parameter("query_bias", init::zeros({hc}));
+  key_weight_ = add_parameter("key_weight", init::glorot_uniform({o.in_channels, hc}, o.in_channels, hc, rng));
+  key_bias_ = add_parameter("key_bias", init::zeros({hc}));
+  value_weight_ = add_parameter("value_weight", init::glorot_uniform({o.in_channels, hc}, o.in_channels, hc, rng));
+  value_bias_ = add_parameter("value_bias", init::zeros({hc}));
+  if (o.edge_dim > 0) {
+    edge_weight_ = add_parameter("edge_weight", init::glorot_uniform({o.edge_dim, hc}, o.edge_dim, hc, rng));
+  }
+  if (o.root_weight) {
+    skip_weight_ = add_parameter("skip_weight", init::glorot_uniform({o.in_channels, out}, o.in_channels, out, rng));
+    if (o.bias) skip_bias_ = add_parameter("skip_bias", init::zeros({out}));
+  }
+  if (o.beta) beta_weight_ = add_parameter("beta_weight", init::glorot_uniform({3 * out, 1}, 3 * out, 1, rng));
+}
+
+int64_t GraphTransformerConv::out_features() const {
+  return options_.concat ? options_.heads * options_.out_channels : options_.out_channels;
+}
+
+Var GraphTransformerConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
+                                  AttentionExport* attention) const {
+  // Shi et al. 2021, Eq. 3-5 (attention with edge features) and Eq. 7 (gated residual).
+  const GraphTransformerOptions& o = options_;
+  ATTEND_CHECK(x.cols() == o.in_channels,
+               "graph_transformer expects " << o.in_channels << " input features, got " << x.cols());
+  const GraphView& view = graph.view(o.add_self_loops);
+  const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
+  const int64_t n = x.rows(), hc = o.heads * o.out_channels;
+  const Shape heads_shape{n, o.heads, o.out_channels};
+  Var q = ops::reshape(ops::add(project(xd, query_weight_), query_bias_), heads_shape);  // [N, H, C]
+  Var k = ops::reshape(ops::add(project(xd, key_weight_), key_bias_), heads_shape);      // [N, H, C]
+  Var v = ops::reshape(ops::add(project(xd, value_weight_), value_bias_), heads_shape);  // [N, H, C]
+  Var edge;
+  if (o.edge_dim > 0) {
+    if (!view.has_edge_features()) {
+      throw InputError("graph_transformer: edge_dim is " + std::to_string(o.edge_dim) +
+                       " but the graph has no edge features");
+    }
+    if (view.edge_features.dim(1) != o.edge_dim) {
+      throw InputError("graph_transformer: edge_dim is " + std::to_string(o.edge_dim) +
+                       " but the graph's edge features have " +
+                       std::to_string(view.edge_features.dim(1)) + " columns");
+    }
+    edge = ops::reshape(ops::matmul(Var(view.edge_features), edge_weight_),
+                        {view.num_edges(), o.heads, o.out_channels});  // [E, H, C]
+  }
+  ops::SparseAttentionOptions sa;
+  sa.dropout = o.dropout;
+  sa.seed = mix64(seed ^ 2);
+  sa.training = is_training();
+  Tensor* weights = attention ? &attention->weights : nullptr;
+  if (attention) attention->view = &view;
+  Var out = ops::sparse_attention(view.csr, ops::SparseScores::dot(q, k, edge), v, sa, weights);  // [N, H, C]
+  out = o.concat ? ops::reshape(out, {n, hc}) : ops::head_mean(out);  // [N, out]
+  if (!o.root_weight) return out;
+  Var skip = project(xd, skip_weight_);  // [N, out]
+  if (o.bias) skip = ops::add(skip, skip_bias_);
+  if (!o.beta) return ops::add(out, skip);
+  Var gate = ops::sigmoid(ops::matmul(ops::concat({out, skip, ops::sub(out, skip)}), beta_weight_));  // [N, 1]
+  Var gate_wide = ops::matmul(gate, Var(Tensor({1, out_features()}, 1.0f)));                          // [N, out]
+  return ops::add(out, ops::mul(gate_wide, ops::sub(skip, out)));  // b skip + (1 - b) out
+}
+
+void GraphTransformerConv::register_into(Registry& registry) {
+  registry.add("graph_transformer", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<GraphTransformerConv>(GraphTransformerOptions::from_json(config));
+  });
+}
+
+}  // namespace attend::graph

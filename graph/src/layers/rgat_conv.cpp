@@ -1,0 +1,116 @@
+#include "attend/graph/layers/rgat_conv.hpp"
+
+#include <numeric>
+
+#include "attend/core/error.hpp"
+#include "attend/core/init.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/head_dot.hpp"
+#include "attend/core/ops/head_mean.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/ops/sparse_attention.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/random.hpp"
+#include "attend/core/registry.hpp"
+
+namespace attend::graph {
+
+RgatOptions RgatOptions::from_json(const Json& c) {
+  const std::string me = "rgat";
+  check_option_keys(c, {"in_channels", "out_channels", "num_relations", "num_bases", "heads", "concat",
+                        "negative_slope", "dropout", "input_dropout", "add_self_loops", "bias", "seed"},
+                    me);
+  RgatOptions o;
+  o.in_channels = option_required<int64_t>(c, "in_channels", me);
+  o.out_channels = option_required<int64_t>(c, "out_channels", me);
+  o.num_relations = option_required<int64_t>(c, "num_relations", me);
+  if (!(c.contains("num_bases") && c.at("num_bases").is_null())) {  // PyG: None = no decomposition
+    o.num_bases = option_or(c, "num_bases", o.num_bases, me);
+  }
+  o.heads = option_or(c, "heads", o.heads, me);
+  o.concat = option_or(c, "concat", o.concat, me);
+  o.negative_slope = option_or(c, "negative_slope", o.negative_slope, me);
+  o.dropout = option_or(c, "dropout", o.dropout, me);
+  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
+  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
+  o.bias = option_or(c, "bias", o.bias, me);
+  o.seed = option_or(c, "seed", o.seed, me);
+  if (o.in_channels <= 0 || o.out_channels <= 0 || o.num_relations <= 0 || o.heads <= 0 || o.num_bases < 0) {
+    throw InputError("rgat: in_channels, out_channels, num_relations and heads must be positive, num_bases >= 0");
+  }
+  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
+    throw InputError("rgat: dropout and input_dropout must be in [0, 1)");
+  }
+  return o;
+}
+
+Json RgatOptions::to_json() const {
+  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"num_relations", num_relations},
+          {"num_bases", num_bases}, {"heads", heads}, {"concat", concat}, {"negative_slope", negative_slope},
+          {"dropout", dropout}, {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
+          {"bias", bias}, {"seed", seed}};
+}
+
+RgatConv::RgatConv(RgatOptions o) : options_(o) {
+  Rng rng(o.seed);
+  const int64_t hc = o.heads * o.out_channels;
+  weights_ = RelationWeights{o.in_channels, hc, o.num_relations, o.num_bases, {}, {}, {}};
+  auto init = RelationWeights::initial(o.in_channels, hc, o.num_relations, o.num_bases, rng);
+  if (o.num_bases == 0) {
+    weights_.weight = add_parameter("weight", std::move(init[0]));
+  } else {
+    weights_.basis = add_parameter("basis", std::move(init[0]));
+    weights_.comp = add_parameter("comp", std::move(init[1]));
+  }
+  att_src_ = add_parameter("att_src", init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng));
+  att_dst_ = add_parameter("att_dst", init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng));
+  if (o.bias) bias_ = add_parameter("bias", init::zeros({out_features()}));
+}
+
+int64_t RgatConv::out_features() const {
+  return options_.concat ? options_.heads * options_.out_channels : options_.out_channels;
+}
+
+Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
+                      AttentionExport* attention) const {
+  // Busbridge et al. 2019, Eq. 3-6 (WIRGAT, across-relation attention).
+  const RgatOptions& o = options_;
+  ATTEND_CHECK(x.cols() == o.in_channels, "rgat expects " << o.in_channels << " input features, got " << x.cols());
+  const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
+  const int64_t n = x.rows(), r = o.num_relations, heads = o.heads, c = o.out_channels;
+  const GraphView& view = graph.view(o.add_self_loops);
+  const Csr slots = graph.relational_csr(o.add_self_loops, r, false);  // checks the relations
+  Var g = ops::reshape(weights_.project_all(xd), {n * r, heads, c});  // [N*R, H, C]: g_v^r at v*R + r
+  Var s_src = ops::head_dot(g, att_src_);                             // [N*R, H]
+  Var s_dst = ops::head_dot(g, att_dst_);                             // [N*R, H]
+  std::vector<int64_t> src_slot(view.num_edges()), dst_slot(view.num_edges());
+  for (int64_t e = 0; e < view.num_edges(); ++e) {
+    src_slot[e] = view.src[e] * r + view.relation[e];
+    dst_slot[e] = view.dst[e] * r + view.relation[e];
+  }
+  Var logits = ops::leaky_relu(ops::add(ops::gather_rows(s_src, src_slot), ops::gather_rows(s_dst, dst_slot)),
+                               o.negative_slope);  // [E, H]
+  ops::SparseAttentionOptions sa;
+  sa.dropout = o.dropout;
+  sa.seed = mix64(seed ^ 2);
+  sa.training = is_training();
+  Tensor* weights = attention ? &attention->weights : nullptr;
+  if (attention) attention->view = &view;
+  Var all = ops::sparse_attention(slots, ops::SparseScores::precomputed(logits), g, sa, weights);  // [N*R, H, C]
+  std::vector<int64_t> nodes(n);
+  std::iota(nodes.begin(), nodes.end(), int64_t{0});
+  Var out = ops::gather_rows(all, nodes);  // [N, H, C]: rows >= N of `all` have no in-edges
+  out = o.concat ? ops::reshape(out, {n, heads * c}) : ops::head_mean(out);  // [N, out]
+  if (o.bias) out = ops::add(out, bias_);
+  return out;
+}
+
+void RgatConv::register_into(Registry& registry) {
+  registry.add("rgat", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<RgatConv>(RgatOptions::from_json(config));
+  });
+}
+
+}  // namespace attend::graph
