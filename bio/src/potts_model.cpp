@@ -35,8 +35,8 @@ constexpr float kPadLogit = -1e30f;
 
 // exp(x) lane by lane in plain arithmetic: x = n ln2 + r with |r| <= ln2 / 2 (n rounded to
 // nearest by the 1.5 * 2^23 trick), exp(r) by the Cephes single-precision polynomial
-// (relative error ~1e-7), 2^n built in the exponent bits. x is clamped to [-87, 0] (callers
-// pass logit - max <= 0), so exp(-87) ~ 1.6e-38 stands for anything smaller.
+// (relative error ~1e-7), 2^n built in the exponent bits. Callers pass logit - max <= 0;
+// x is clamped below at -87, so exp(-87) ~ 1.6e-38 stands for anything smaller.
 inline V8 exp8(V8 x) {
   const V8 lo = V8{} - 87.0f;
   x = x < lo ? lo : x;
@@ -136,63 +136,84 @@ void PottsObjective::expand(const float* x) {
 }
 
 // The negative weighted log conditional of position i over all sequences; writes the rows
-// expanded_grad_[i, :, :, :] and field_grad_[i, :]. The logit sum over neighbours j runs in
-// four interleaved partial sums (j mod 4) to hide the add latency; the order is fixed.
+// expanded_grad_[i, :, :, :] and field_grad_[i, :].
+//
+// Cache blocking: sequences are taken kSeqBlock at a time and neighbours j kChunk at a time,
+// so the kChunk coupling (or gradient) blocks in use, 2 KB each, stay in L1 while the block of
+// sequences passes over them; the logits and residuals of the sequence block live in small
+// local arrays. The logit of a sequence is h_i + sum over chunks (sum over the chunk's j), an
+// order fixed by L alone.
 double PottsObjective::position_term(int64_t i) {
+  constexpr int64_t kSeqBlock = 32;
+  constexpr int64_t kChunk = 8;
   const int64_t L = length_;
+  const int64_t N = num_sequences_;
   const float* e_i = expanded_.data() + i * L * kBlock;
   float* g_i = expanded_grad_.data() + i * L * kBlock;
   std::fill(g_i, g_i + L * kBlock, 0.0f);
   const float* h_i = fields_.data() + i * kPad;
-  const V8 h0 = load8(h_i), h1 = load8(h_i + 8), h2 = load8(h_i + 16) + V8{0, 0, 0, 0, 0, 1, 1, 1} * kPadLogit;
+  const V8 h0 = load8(h_i), h1 = load8(h_i + 8);
+  const V8 h2 = load8(h_i + 16) + V8{0, 0, 0, 0, 0, 1, 1, 1} * kPadLogit;
 
+  alignas(32) float logits[kSeqBlock][kPad];
+  alignas(32) float resid[kSeqBlock][kPad];
   double grad_h[kPad] = {};
   double f = 0.0;
-  for (int64_t n = 0; n < num_sequences_; ++n) {
-    const uint8_t* x = codes_.data() + n * L;
-    const float w = weights_[n];
-    V8 a0[4] = {h0, {}, {}, {}}, a1[4] = {h1, {}, {}, {}}, a2[4] = {h2, {}, {}, {}};
-    int64_t j = 0;
-    for (; j + 4 <= L; j += 4) {
-      for (int u = 0; u < 4; ++u) {
-        const float* r = e_i + (j + u) * kBlock + x[j + u] * kPad;
-        a0[u] += load8(r);
-        a1[u] += load8(r + 8);
-        a2[u] += load8(r + 16);
+  for (int64_t n0 = 0; n0 < N; n0 += kSeqBlock) {
+    const int64_t nb = std::min(kSeqBlock, N - n0);
+    const uint8_t* block_codes = codes_.data() + n0 * L;
+    for (int64_t b = 0; b < nb; ++b) {
+      store8(logits[b], h0);
+      store8(logits[b] + 8, h1);
+      store8(logits[b] + 16, h2);
+    }
+    for (int64_t j0 = 0; j0 < L; j0 += kChunk) {
+      const int64_t j1 = std::min(L, j0 + kChunk);  // j == i adds the zero diagonal block
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* x = block_codes + b * L;
+        V8 a0{}, a1{}, a2{};
+        for (int64_t j = j0; j < j1; ++j) {
+          const float* r = e_i + j * kBlock + x[j] * kPad;
+          a0 += load8(r);
+          a1 += load8(r + 8);
+          a2 += load8(r + 16);
+        }
+        store8(logits[b], load8(logits[b]) + a0);
+        store8(logits[b] + 8, load8(logits[b] + 8) + a1);
+        store8(logits[b] + 16, load8(logits[b] + 16) + a2);
       }
     }
-    for (int u = 0; j < L; ++j, ++u) {
-      const float* r = e_i + j * kBlock + x[j] * kPad;
-      a0[u] += load8(r);
-      a1[u] += load8(r + 8);
-      a2[u] += load8(r + 16);
+    for (int64_t b = 0; b < nb; ++b) {
+      const int xi = block_codes[b * L + i];
+      const float w = weights_[n0 + b];
+      const V8 l0 = load8(logits[b]), l1 = load8(logits[b] + 8), l2 = load8(logits[b] + 16);
+      V8 top = l0 > l1 ? l0 : l1;
+      top = top > l2 ? top : l2;
+      const float m = lane_max(top);
+      const V8 p0 = exp8(l0 - m), p1 = exp8(l1 - m), p2 = exp8(l2 - m) * kLastMask;
+      const float z = lane_sum((p0 + p1) + p2);
+      f += static_cast<double>(w) * (static_cast<double>(m) + std::log(static_cast<double>(z)) -
+                                     static_cast<double>(logits[b][xi]));
+      // Residual w * (P(a) - [a == x_i]): the gradient of this term w.r.t. every logit.
+      const float scale = w / z;
+      store8(resid[b], p0 * scale);
+      store8(resid[b] + 8, p1 * scale);
+      store8(resid[b] + 16, p2 * scale);
+      resid[b][xi] -= w;
+      for (int a = 0; a < kStates; ++a) grad_h[a] += resid[b][a];
     }
-    const V8 l0 = (a0[0] + a0[1]) + (a0[2] + a0[3]);
-    const V8 l1 = (a1[0] + a1[1]) + (a1[2] + a1[3]);
-    const V8 l2 = (a2[0] + a2[1]) + (a2[2] + a2[3]);
-    V8 top = l0 > l1 ? l0 : l1;
-    top = top > l2 ? top : l2;
-    const float m = lane_max(top);
-    const V8 p0 = exp8(l0 - m), p1 = exp8(l1 - m), p2 = exp8(l2 - m) * kLastMask;
-    const float z = lane_sum((p0 + p1) + p2);
-    const int xi = x[i];
-    const float logit_xi = xi < 8 ? l0[xi] : xi < 16 ? l1[xi - 8] : l2[xi - 16];
-    f += static_cast<double>(w) * (static_cast<double>(m) + std::log(static_cast<double>(z)) -
-                                   static_cast<double>(logit_xi));
-    // Residual w * (P(a) - [a == x_i]): the gradient of this term w.r.t. every logit.
-    const float scale = w / z;
-    alignas(32) float resid[kPad];
-    store8(resid, p0 * scale);
-    store8(resid + 8, p1 * scale);
-    store8(resid + 16, p2 * scale);
-    resid[xi] -= w;
-    for (int a = 0; a < kStates; ++a) grad_h[a] += resid[a];
-    const V8 r0 = load8(resid), r1 = load8(resid + 8), r2 = load8(resid + 16);
-    for (int64_t k = 0; k < L; ++k) {
-      float* g = g_i + k * kBlock + x[k] * kPad;
-      store8(g, load8(g) + r0);
-      store8(g + 8, load8(g + 8) + r1);
-      store8(g + 16, load8(g + 16) + r2);
+    for (int64_t j0 = 0; j0 < L; j0 += kChunk) {
+      const int64_t j1 = std::min(L, j0 + kChunk);
+      for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t* x = block_codes + b * L;
+        const V8 r0 = load8(resid[b]), r1 = load8(resid[b] + 8), r2 = load8(resid[b] + 16);
+        for (int64_t j = j0; j < j1; ++j) {
+          float* g = g_i + j * kBlock + x[j] * kPad;
+          store8(g, load8(g) + r0);
+          store8(g + 8, load8(g + 8) + r1);
+          store8(g + 16, load8(g + 16) + r2);
+        }
+      }
     }
   }
   std::copy(grad_h, grad_h + kPad, field_grad_.data() + i * kPad);

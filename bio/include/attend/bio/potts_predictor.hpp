@@ -29,8 +29,9 @@ struct PottsOptions {
   double lambda_single = 0.01;
   /// lambda_pair = lambda_pair_factor * (L - 1), L after filtering.
   double lambda_pair_factor = 0.2;
-  /// The optimiser (CCMpred's convergence rule: epsilon 0.01 over 5 iterations).
-  LbfgsOptions optimizer{/*history=*/5, /*max_iterations=*/250, /*epsilon=*/1e-2, /*past=*/5};
+  /// The optimiser: CCMpred's convergence rule (relative decrease below 0.01 over the last 5
+  /// iterations), which L-BFGS meets in 20-50 iterations; 250 iterations at most.
+  LbfgsOptions optimizer{.history = 5, .max_iterations = 250, .epsilon = 1e-2, .past = 5};
 };
 
 /// Progress of a fit, reported after every L-BFGS iteration.
