@@ -25,7 +25,8 @@
 /// zero diagonal blocks) so that the conditional at position i reads one contiguous row of 24
 /// floats per neighbour j. The work is parallel over positions i: position i owns its
 /// conditional, its rows of the expanded gradient and its field gradient, and loops over all
-/// sequences; the symmetric pair gradient is assembled afterwards (g_ij + g_ji^T), parallel
+/// sequences (in blocks of 32 sequences x 8 neighbours so the blocks in use stay in L1; the
+/// inner loops are AVX vectors over the 24 padded states); the symmetric pair gradient is assembled afterwards (g_ij + g_ji^T), parallel
 /// over pair rows. Objective terms are accumulated in double per position and added in
 /// position order, so the objective and gradient are bit-identical for any thread count.
 
