@@ -18,6 +18,9 @@ constexpr int kPad = 24;                          // states padded to three 8-fl
 constexpr int64_t kBlock = int64_t{kStates} * kPad;  // one expanded (i, j) block
 
 // Eight floats in one AVX register (GCC/Clang vector extension); a padded state row is three.
+// Without -mavx (ATTEND_NATIVE off) GCC warns that passing such vectors by value changes the
+// ABI; these helpers have internal linkage, so no ABI is involved.
+#pragma GCC diagnostic ignored "-Wpsabi"
 using V8 = float __attribute__((vector_size(32)));
 using V8i = int32_t __attribute__((vector_size(32)));
 
