@@ -1,0 +1,76 @@
+#pragma once
+/// The unsupervised `potts` contact predictor: filter and weight an alignment, fit the Potts
+/// model of potts_model.hpp by L-BFGS (core/lbfgs.hpp), score pairs by the APC-corrected
+/// Frobenius norm of the couplings (apc.hpp). Defaults are CCMpred's published settings:
+/// no filtering, sequence weights at 80 % identity, lambda_single 0.01, lambda_pair
+/// 0.2 * (L - 1), stop when the objective decreased by less than 1 % over the last 5
+/// iterations. Deterministic: the same input gives the same bits for any thread count.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attend/bio/alignment.hpp"
+#include "attend/bio/alignment_filter.hpp"
+#include "attend/core/lbfgs.hpp"
+#include "attend/core/tensor.hpp"
+
+namespace attend::bio {
+
+/// Options of `predict_contacts_potts`.
+struct PottsOptions {
+  /// Applied first (defaults remove nothing, as CCMpred).
+  AlignmentFilterOptions filter;
+  /// Sequence-weight identity threshold (sequence_weights.hpp); >= 1 gives uniform weights.
+  double identity_threshold = 0.8;
+  /// Weight of the squared fields.
+  double lambda_single = 0.01;
+  /// lambda_pair = lambda_pair_factor * (L - 1), L after filtering.
+  double lambda_pair_factor = 0.2;
+  /// The optimiser: CCMpred's convergence rule (relative decrease below 0.01 over the last 5
+  /// iterations), which L-BFGS meets in 20-50 iterations; 250 iterations at most.
+  LbfgsOptions optimizer{.history = 5, .max_iterations = 250, .epsilon = 1e-2, .past = 5};
+};
+
+/// Progress of a fit, reported after every L-BFGS iteration.
+struct PottsProgress {
+  int iteration = 0;
+  int evaluations = 0;
+  double objective = 0.0;
+  double gradient_norm = 0.0;
+  double seconds = 0.0;  ///< since the fit started
+};
+
+/// Called after every iteration (progress lines for long fits).
+using PottsProgressCallback = std::function<void(const PottsProgress&)>;
+
+/// Scores and statistics of one fit.
+struct PottsResult {
+  /// APC-corrected scores [L, L] in the numbering of the input alignment (symmetric, diagonal
+  /// 0). Pairs touching a column removed by the filter get the lowest score of the kept pairs.
+  Tensor scores;
+  /// Columns of the input that were fitted, [L'] increasing.
+  std::vector<int64_t> columns;
+  int64_t num_sequences = 0;  ///< after filtering
+  double n_eff = 0.0;         ///< sum of the sequence weights
+  double lambda_pair = 0.0;
+  LbfgsStatus status = LbfgsStatus::kMaxIterations;
+  int iterations = 0;
+  int evaluations = 0;
+  double objective = 0.0;     ///< final f
+  double seconds = 0.0;       ///< wall time of weighting and fitting
+};
+
+/// Fit the Potts model to `alignment` and score every pair.
+PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOptions& options = {},
+                                   const PottsProgressCallback& progress = {});
+
+/// The options and fit statistics as a flat JSON object (the `parameters` of a
+/// ContactPrediction): identity_threshold, lambda_single, lambda_pair_factor, lambda_pair,
+/// filter settings, optimizer settings, num_sequences, n_eff, iterations, evaluations,
+/// objective, status, seconds.
+nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result);
+
+}  // namespace attend::bio

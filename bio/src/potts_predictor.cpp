@@ -1,0 +1,91 @@
+#include "attend/bio/potts_predictor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include "attend/bio/apc.hpp"
+#include "attend/bio/potts_model.hpp"
+#include "attend/bio/sequence_weights.hpp"
+#include "attend/core/error.hpp"
+
+namespace attend::bio {
+
+// CCMpred (Seemayer, Gruber & Soding, Bioinformatics 2014) with L-BFGS in place of
+// conjugate gradients.
+PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOptions& options,
+                                   const PottsProgressCallback& progress) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+
+  FilteredAlignment filtered = filter_alignment(alignment, options.filter);
+  const Alignment& a = filtered.alignment;
+  ATTEND_CHECK(a.length >= 3, "the potts predictor needs at least 3 columns, got " << a.length);
+  std::vector<float> weights =
+      options.identity_threshold >= 1.0
+          ? std::vector<float>(static_cast<std::size_t>(a.num_sequences()), 1.0f)
+          : sequence_weights(a, options.identity_threshold);
+
+  PottsResult result;
+  result.columns = filtered.columns;
+  result.num_sequences = a.num_sequences();
+  result.n_eff = effective_sequences(weights);
+  result.lambda_pair = ccmpred_lambda_pair(a.length, options.lambda_pair_factor);
+
+  PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
+  std::vector<float> x = objective.initial_parameters();
+  const LbfgsCallback callback = [&](const LbfgsProgress& p) {
+    if (progress) progress({p.iteration, p.evaluations, p.objective, p.gradient_norm, elapsed()});
+    return true;
+  };
+  const LbfgsResult fit = lbfgs_minimize(
+      x, [&](const float* v, float* g) { return objective.evaluate(v, g); }, options.optimizer,
+      callback);
+  result.status = fit.status;
+  result.iterations = fit.iterations;
+  result.evaluations = fit.evaluations;
+  result.objective = fit.objective;
+
+  const Tensor fitted = average_product_correction(coupling_norms(objective.couplings(x.data())));
+  const int64_t L = alignment.length;
+  const int64_t kept = a.length;
+  float lowest = std::numeric_limits<float>::max();
+  for (int64_t i = 0; i < kept; ++i)
+    for (int64_t j = 0; j < kept; ++j)
+      if (i != j) lowest = std::min(lowest, fitted[i * kept + j]);
+  result.scores = Tensor({L, L}, lowest);  // [L, L]
+  for (int64_t i = 0; i < L; ++i) result.scores[i * L + i] = 0.0f;
+  for (int64_t i = 0; i < kept; ++i)
+    for (int64_t j = 0; j < kept; ++j)
+      if (i != j) result.scores[filtered.columns[i] * L + filtered.columns[j]] = fitted[i * kept + j];
+  result.seconds = elapsed();
+  return result;
+}
+
+nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result) {
+  return {
+      {"identity_threshold", options.identity_threshold},
+      {"lambda_single", options.lambda_single},
+      {"lambda_pair_factor", options.lambda_pair_factor},
+      {"lambda_pair", result.lambda_pair},
+      {"max_sequence_gap_fraction", options.filter.max_sequence_gap_fraction},
+      {"max_depth", options.filter.max_depth},
+      {"max_column_gap_fraction", options.filter.max_column_gap_fraction},
+      {"optimizer", "lbfgs"},
+      {"lbfgs_history", options.optimizer.history},
+      {"max_iterations", options.optimizer.max_iterations},
+      {"epsilon", options.optimizer.epsilon},
+      {"past", options.optimizer.past},
+      {"num_sequences", result.num_sequences},
+      {"num_columns", static_cast<int64_t>(result.columns.size())},
+      {"n_eff", result.n_eff},
+      {"iterations", result.iterations},
+      {"evaluations", result.evaluations},
+      {"objective", result.objective},
+      {"status", to_string(result.status)},
+      {"seconds", result.seconds},
+  };
+}
+
+}  // namespace attend::bio

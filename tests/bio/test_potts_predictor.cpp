@@ -1,0 +1,153 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "attend/bio/alignment.hpp"
+#include "attend/bio/alphabet.hpp"
+#include "attend/bio/contact_metrics.hpp"
+#include "attend/bio/contact_truth.hpp"
+#include "attend/bio/potts_predictor.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
+
+using namespace attend;
+using namespace attend::bio;
+
+namespace {
+
+// A Potts model over L positions and 21 states with random weak fields and three strongly
+// coupled pairs that favour equal amino acids.
+struct PlantedModel {
+  int64_t L = 14;
+  std::vector<std::pair<int64_t, int64_t>> pairs{{0, 9}, {3, 12}, {5, 7}};
+  std::vector<double> h;  // [L, 21]
+  double strength = 2.5;
+
+  double coupling(int64_t i, int64_t j, int s, int t) const {
+    if (s != t || s == kGapCode) return 0.0;
+    for (auto [a, b] : pairs)
+      if ((a == i && b == j) || (a == j && b == i)) return strength;
+    return 0.0;
+  }
+};
+
+// Gibbs sampling (one chain, burn-in, then one sample every `thin` sweeps) with attend::Rng.
+Alignment sample_alignment(const PlantedModel& model, int64_t n, uint64_t seed) {
+  Rng rng(seed);
+  const int64_t L = model.L;
+  std::vector<uint8_t> x(static_cast<std::size_t>(L));
+  for (auto& c : x) c = static_cast<uint8_t>(rng.below(kNumStates));
+  Alignment a;
+  a.length = L;
+  const int burn_in = 200, thin = 4;
+  double p[kNumStates];
+  for (int64_t sweep = 0; static_cast<int64_t>(a.names.size()) < n; ++sweep) {
+    for (int64_t i = 0; i < L; ++i) {
+      double z = 0.0;
+      for (int s = 0; s < kNumStates; ++s) {
+        double e = model.h[static_cast<std::size_t>(i * kNumStates + s)];
+        for (int64_t j = 0; j < L; ++j)
+          if (j != i) e += model.coupling(i, j, s, x[j]);
+        p[s] = std::exp(e);
+        z += p[s];
+      }
+      double u = rng.uniform() * z;
+      int s = 0;
+      while (s < kNumStates - 1 && u >= p[s]) u -= p[s++];
+      x[i] = static_cast<uint8_t>(s);
+    }
+    if (sweep >= burn_in && (sweep - burn_in) % thin == 0) {
+      a.names.push_back(std::to_string(a.names.size()));
+      a.codes.insert(a.codes.end(), x.begin(), x.end());
+    }
+  }
+  return a;
+}
+
+PlantedModel planted_model(uint64_t seed) {
+  PlantedModel m;
+  Rng rng(seed);
+  m.h.resize(static_cast<std::size_t>(m.L * kNumStates));
+  for (auto& v : m.h) v = 0.5 * rng.normal();
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("potts recovers planted couplings from a Gibbs-sampled alignment", "[bio]") {
+  const PlantedModel model = planted_model(5);
+  const Alignment a = sample_alignment(model, 1500, 6);
+  int iterations_seen = 0;
+  const PottsResult r = predict_contacts_potts(a, {}, [&](const PottsProgress& p) {
+    iterations_seen = p.iteration;
+  });
+  INFO("status " << to_string(r.status) << ", iterations " << r.iterations);
+  CHECK(r.iterations >= 1);
+  CHECK(iterations_seen == r.iterations);
+  CHECK(r.n_eff > 100.0);
+  REQUIRE(r.scores.shape() == Shape{model.L, model.L});
+
+  // The three best pairs are exactly the planted ones.
+  std::vector<std::tuple<float, int64_t, int64_t>> ranked;
+  for (int64_t i = 0; i < model.L; ++i)
+    for (int64_t j = i + 1; j < model.L; ++j) {
+      CHECK(r.scores.at({i, j}) == r.scores.at({j, i}));
+      ranked.emplace_back(r.scores.at({i, j}), i, j);
+    }
+  std::sort(ranked.rbegin(), ranked.rend());
+  std::set<std::pair<int64_t, int64_t>> top;
+  for (int k = 0; k < 3; ++k) top.insert({std::get<1>(ranked[k]), std::get<2>(ranked[k])});
+  CHECK(top == std::set<std::pair<int64_t, int64_t>>(model.pairs.begin(), model.pairs.end()));
+  // With a clear margin over the best unplanted pair.
+  CHECK(std::get<0>(ranked[2]) > 2.0f * std::get<0>(ranked[3]));
+}
+
+TEST_CASE("potts predictions are bit-identical for 1 and 2 threads", "[bio]") {
+  const Alignment a = sample_alignment(planted_model(7), 300, 8);
+  PottsOptions options;
+  options.optimizer.max_iterations = 10;
+  const int saved = num_threads();
+  set_num_threads(1);
+  const PottsResult one = predict_contacts_potts(a, options);
+  set_num_threads(2);
+  const PottsResult two = predict_contacts_potts(a, options);
+  set_num_threads(saved);
+  CHECK(one.iterations == two.iterations);
+  CHECK(bitwise_equal(one.scores, two.scores));
+}
+
+TEST_CASE("potts maps scores back when the filter removes columns", "[bio]") {
+  Alignment a = sample_alignment(planted_model(9), 200, 10);
+  // Make column 4 all gaps except the query: the column filter removes it.
+  for (int64_t n = 1; n < a.num_sequences(); ++n) a.codes[static_cast<std::size_t>(n * a.length + 4)] = kGapCode;
+  PottsOptions options;
+  options.filter.max_column_gap_fraction = 0.5;
+  options.optimizer.max_iterations = 5;
+  const PottsResult r = predict_contacts_potts(a, options);
+  REQUIRE(r.columns.size() == static_cast<std::size_t>(a.length - 1));
+  CHECK(std::find(r.columns.begin(), r.columns.end(), 4) == r.columns.end());
+  float lowest = 1e30f;
+  for (int64_t i = 0; i < a.length; ++i)
+    for (int64_t j = 0; j < a.length; ++j)
+      if (i != j && i != 4 && j != 4) lowest = std::min(lowest, r.scores.at({i, j}));
+  CHECK(r.scores.at({4, 9}) == lowest);
+  CHECK(r.scores.at({4, 4}) == 0.0f);
+
+  const nlohmann::json p = potts_parameters(options, r);
+  CHECK(p["max_column_gap_fraction"] == 0.5);
+  CHECK(p["num_columns"] == a.length - 1);
+  CHECK(p["iterations"] == r.iterations);
+  CHECK(p["lambda_pair"] == Approx(0.2 * (a.length - 2)));
+}
+
+TEST_CASE("potts on the shipped 1atzA reaches long-range P@L/5 >= 0.7", "[bio][slow]") {
+  const std::string dir = ATTEND_DATA_DIR "/proteins/psicov_subset/";
+  const Alignment a = read_alignment(dir + "aln/1atzA.aln.gz");
+  const ContactMap truth = read_contacts_tsv(dir + "contacts/1atzA.tsv.gz");
+  const PottsResult r = predict_contacts_potts(a);
+  const ContactPrecision p = evaluate_contacts(r.scores, truth);
+  INFO("P@L/5 " << p.long_range.top_l5 << ", iterations " << r.iterations << ", " << r.seconds << " s");
+  CHECK(p.long_range.top_l5 >= 0.7);
+}
