@@ -10,27 +10,16 @@
 #include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "grad_check.hpp"
+#include "random_graphs.hpp"
 
 using namespace attend;
 using namespace attend::graph;
 using attend::testing::check_gradients;
 using attend::testing::check_module_gradients;
+using attend::testing::random_dataset;
 using attend::testing::random_tensor;
 
 namespace {
-NodeDataset random_dataset(int64_t n, int64_t edges, uint64_t seed) {
-  NodeDataset d;
-  d.num_nodes = n;
-  Rng rng(seed);
-  for (int64_t e = 0; e < edges; ++e) {
-    d.edge_src.push_back(static_cast<int64_t>(rng.below(n)));
-    d.edge_dst.push_back(static_cast<int64_t>(rng.below(n)));
-  }
-  d.labels.assign(n, 0);
-  d.num_classes = 1;
-  return d;
-}
-
 // GAT written plainly from the paper, edge by edge, in double.
 Tensor naive_gat(const Tensor& x, const Tensor& w, const Tensor& a_src, const Tensor& a_dst,
                  const GraphView& view, int64_t heads, int64_t c, bool concat) {
