@@ -29,16 +29,21 @@ void Trainer::load_state(TrainerState state) {
 
 void Trainer::observe(const EvalMetrics& metrics) {
   const double loss = metrics.val_loss, metric = metrics.val_metric;
-  // Best parameters: highest metric, then lowest loss (NaN never wins).
-  if (metric > state_.best_val_metric ||
-      (metric == state_.best_val_metric && loss < state_.best_val_loss)) {
+  const bool gat = options_.rule == StoppingRule::kGatReference;
+  // Best parameters (NaN never wins). kBestMetric: highest metric, then lowest loss;
+  // kGatReference: metric and loss both at least as good as any seen so far.
+  const bool best = gat ? metric >= state_.max_val_metric && loss <= state_.min_val_loss
+                        : metric > state_.best_val_metric ||
+                              (metric == state_.best_val_metric && loss < state_.best_val_loss);
+  if (best) {
     state_.best_epoch = state_.epoch;
     state_.best_val_metric = metric;
     state_.best_val_loss = loss;
     state_.best_parameters = arena_.snapshot();
   }
-  // Stopping rule: a strict improvement of either the loss or the metric.
-  const bool improved = loss < state_.min_val_loss || metric > state_.max_val_metric;
+  // An improvement of either the loss or the metric (ties count under kGatReference).
+  const bool improved = gat ? loss <= state_.min_val_loss || metric >= state_.max_val_metric
+                            : loss < state_.min_val_loss || metric > state_.max_val_metric;
   if (loss < state_.min_val_loss) state_.min_val_loss = loss;
   if (metric > state_.max_val_metric) state_.max_val_metric = metric;
   state_.bad_epochs = improved ? 0 : state_.bad_epochs + 1;

@@ -55,6 +55,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   TrainerOptions to;
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
   to.patience = options.patience >= 0 ? options.patience : spec.patience;
+  to.rule = StoppingRule::kGatReference;
   to.metric_name = d.val.empty() ? "train_acc" : "val_acc";
   to.progress = options.progress;
   Trainer trainer(arena, *optimizer, to);

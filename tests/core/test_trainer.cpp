@@ -158,6 +158,27 @@ TEST_CASE("a lower loss keeps training going; ties in the metric go to the lower
   CHECK(s.arena.values()[0] == 3.0f);
 }
 
+TEST_CASE("the GAT reference rule counts ties and keeps parameters only when both improve", "[core]") {
+  // epoch:        0     1     2     3     4     5     6     7
+  Scripted s({1.00, 0.90, 0.95, 0.95, 0.95, 0.95, 0.95, 0.50},
+             {0.50, 0.60, 0.60, 0.70, 0.60, 0.60, 0.60, 0.90});
+  // 0 and 1 improve both (kept); 2 ties the metric and 3 raises it (good, not kept: the
+  // loss is higher); 4, 5, 6 are bad: with patience 3 the run stops after epoch 6.
+  TrainerOptions o = quiet_options();
+  o.rule = StoppingRule::kGatReference;
+  o.max_epochs = 8;
+  o.patience = 3;
+  const TrainResult r = s.run(o);
+  CHECK(r.epochs_run == 7);
+  CHECK(r.best_epoch == 1);
+  CHECK(s.arena.values()[0] == 2.0f);  // the parameters after epoch 1
+  // With patience 2 the tie at epoch 2 still counts as good: 4 and 5 are bad, stop after 5.
+  Scripted t({1.00, 0.90, 0.95, 0.95, 0.95, 0.95, 0.95, 0.50},
+             {0.50, 0.60, 0.60, 0.70, 0.60, 0.60, 0.60, 0.90});
+  o.patience = 2;
+  CHECK(t.run(o).epochs_run == 6);
+}
+
 TEST_CASE("without restore_best the last parameters stay", "[core]") {
   Scripted s({1.0, 0.5, 0.9}, {0.1, 0.9, 0.2});
   TrainerOptions o = quiet_options();

@@ -7,12 +7,14 @@
 /// optimizer.step, evaluate (under a NoGradGuard), update the stopping rule, report progress,
 /// call the checkpoint hook.
 ///
-/// Stopping rule (GAT, Velickovic et al. 2018, Sec. 3.3: early stopping on both the
-/// validation loss and accuracy): an epoch is "bad" when the validation loss is not below the
-/// lowest seen and the metric not above the highest seen; training stops after `patience`
-/// bad epochs in a row. DEVIATION: the GAT reference code also resets the count on ties
-/// (>= / <=); we count only strict improvements. The best parameters are those of the epoch
-/// with the highest validation metric, ties broken by the lower validation loss.
+/// Stopping rules (GAT, Velickovic et al. 2018, Sec. 3.3: early stopping on both the
+/// validation loss and accuracy); training stops after `patience` bad epochs in a row:
+/// - `kBestMetric`: an epoch is bad when the validation loss is not below the lowest seen and
+///   the metric not above the highest seen; the best parameters are those of the epoch with
+///   the highest metric, ties broken by the lower loss.
+/// - `kGatReference`: as the GAT authors' code: an epoch is good when the metric is at least
+///   the highest seen or the loss at most the lowest seen (ties count); the parameters are
+///   kept when both hold at once.
 
 #include <functional>
 #include <limits>
@@ -60,8 +62,11 @@ struct TrainerState {
   std::vector<EpochRecord> history;
 };
 
+enum class StoppingRule { kBestMetric, kGatReference };
+
 struct TrainerOptions {
   int max_epochs = 200;         ///< total epochs, counting those of earlier runs
+  StoppingRule rule = StoppingRule::kBestMetric;  ///< see the file comment
   int patience = 100;           ///< bad epochs before stopping; 0 turns early stopping off
   double clip_grad_norm = 0.0;  ///< clip the global gradient norm to this; 0 = off
   bool restore_best = true;     ///< load the best parameters into the arena at the end
