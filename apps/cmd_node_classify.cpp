@@ -153,7 +153,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
 
   auto t = std::make_shared<TrainArgs>();
   CLI::App* train = app->add_subcommand("train", "Train on a dataset folder; report validation and test accuracy");
-  train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS)")
+  train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS) or graph .h5 file")
       ->required()->type_name("PATH");
   train->add_option("--model", t->model, "Preset (" + [] {
     std::string names;
@@ -170,7 +170,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
-  predict->add_option("--data", p->data, "Dataset folder")->required()->type_name("PATH");
+  predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
   predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
   predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")->required()->type_name("FILE");
   predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")

@@ -34,7 +34,7 @@ Command add_layers_command(CLI::App& parent, Context& context);
 Command add_node_classify_command(CLI::App& parent, Context& context);
 /// `attend contacts`: protein residue contact prediction (not yet available).
 Command add_contacts_command(CLI::App& parent, Context& context);
-/// `attend convert`: datasets to HDF5 (not yet available).
+/// `attend convert`: datasets to HDF5 (`--graph`, `--triples`; see convert_graph.hpp).
 Command add_convert_command(CLI::App& parent, Context& context);
 /// `attend bench`: benchmarks of the kernels and layers (not yet available).
 Command add_bench_command(CLI::App& parent, Context& context);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "attend/core/error.hpp"
+#include "attend/graph/graph_store.hpp"
 #include "attend/graph/linqs.hpp"
 #include "attend/graph/planetoid_text.hpp"
 #include "attend/graph/rdf_entities.hpp"
@@ -38,7 +39,10 @@ std::string find_with_suffix(const fs::path& dir, const std::string& suffix) {
 NodeDataset load_node_dataset(const std::string& path) {
   const fs::path dir(path);
   if (!fs::exists(dir)) throw InputError(path, 0, "no such file or folder");
-  if (!fs::is_directory(dir)) throw InputError(path, 0, "expected a dataset folder");
+  if (!fs::is_directory(dir)) {
+    if (dir.extension() == ".h5" || dir.extension() == ".hdf5" || is_hdf5_file(path)) return load_node_dataset_h5(path);
+    throw InputError(path, 0, "expected a dataset folder or an attend.graph HDF5 file (.h5)");
+  }
   if (has_file(dir, "features.coo.txt")) return load_planetoid_text(path);
   if (fs::exists(dir / "trainingSet.tsv")) {
     RdfEntityFiles files = rdf_folder_files(path);

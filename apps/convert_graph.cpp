@@ -1,0 +1,24 @@
+// `attend convert --graph`: any node-classification dataset to one attend.graph HDF5 file.
+#include "convert_graph.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/graph/graph_store.hpp"
+#include "attend/graph/load_dataset.hpp"
+#include "attend/graph/tsv_triples.hpp"
+
+namespace attend::cli {
+
+int convert_graph(const ConvertGraphArgs& args, Context& context) {
+  if (!args.graph.empty() && !args.triples.empty()) throw InputError("give either --graph or --triples, not both");
+  if (args.graph.empty() && args.triples.empty()) throw InputError("give --graph PATH or --triples FILE");
+  const graph::NodeDataset d = args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+  for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
+  graph::save_node_dataset(args.to, d);
+  context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
+              << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "
+              << d.num_classes << " classes, " << d.num_relations() << " relations, split " << d.train.size() << "/"
+              << d.val.size() << "/" << d.test.size() << "\n";
+  return 0;
+}
+
+}  // namespace attend::cli

@@ -1,0 +1,27 @@
+#pragma once
+/// `attend convert --graph PATH | --triples FILE... --to FILE`: a graph dataset in any format
+/// that training reads, written as one attend.graph HDF5 file.
+
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace attend::cli {
+
+/// What to convert: a dataset `graph` (anything graph::load_node_dataset reads) or TSV
+/// `triples` files (head, relation, tail), exactly one of the two; `to` is the HDF5 file.
+struct ConvertGraphArgs {
+  std::string graph;
+  std::vector<std::string> triples;
+  std::string to;
+};
+
+/// Load the dataset, print its loader warnings to `context.err`, write it with
+/// graph::save_node_dataset (atomically) and print one summary line to `context.out`:
+/// `wrote FILE: NAME, N nodes, E (un)directed edges, F features, C classes, R relations,
+/// split a/b/c`. Bad input (both or neither source, an unreadable dataset, an unwritable
+/// destination) throws InputError; no file is left at `to` on failure. Returns 0.
+int convert_graph(const ConvertGraphArgs& args, Context& context);
+
+}  // namespace attend::cli

@@ -1,0 +1,176 @@
+#include "attend/graph/graph_store.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+
+#include "attend/core/atomic_file.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/hdf5_file.hpp"
+
+namespace attend::graph {
+
+namespace {
+
+/// What NodeDataset::validate leaves out but a graph file must satisfy: name lists that match
+/// their counts and relation ids that the graph views accept (graph_context.cpp numbers
+/// relations 0..max(R, 1) - 1). Empty when all is well.
+std::string naming_problem(const NodeDataset& d) {
+  const auto count = [](const std::vector<std::string>& v) { return static_cast<int64_t>(v.size()); };
+  if (!d.node_names.empty() && count(d.node_names) != d.num_nodes) {
+    return std::to_string(d.node_names.size()) + " node names for " + std::to_string(d.num_nodes) + " nodes";
+  }
+  if (!d.class_names.empty() && count(d.class_names) != d.num_classes) {
+    return std::to_string(d.class_names.size()) + " class names for " + std::to_string(d.num_classes) + " classes";
+  }
+  const int64_t relations = std::max<int64_t>(d.num_relations(), 1);
+  for (std::size_t e = 0; e < d.edge_type.size(); ++e) {
+    if (d.edge_type[e] < 0 || d.edge_type[e] >= relations) {
+      return "edge " + std::to_string(e) + " has relation " + std::to_string(d.edge_type[e]) + " outside 0.." +
+             std::to_string(relations - 1);
+    }
+  }
+  return "";
+}
+
+/// A one-dimensional int64 dataset; another rank is an InputError.
+std::vector<int64_t> read_vector(const Hdf5File& file, const std::string& path) {
+  Shape shape;
+  std::vector<int64_t> values = file.read_int64(path, &shape);
+  if (shape.size() != 1) {
+    throw InputError(file.path(), 0, "dataset '" + path + "': expected one dimension, found shape " + shape_to_string(shape));
+  }
+  return values;
+}
+
+/// The string list at `path`, or none when the file does not have it.
+std::vector<std::string> read_optional_strings(const Hdf5File& file, const std::string& path) {
+  return file.exists(path) ? file.read_strings(path) : std::vector<std::string>{};
+}
+
+/// /features as a SparseMatrix. The CSR must be canonical (indptr from 0, non-decreasing, to
+/// nnz; column indices strictly increasing within a row), so rebuilding it from its triplets
+/// reproduces the stored arrays exactly.
+SparseMatrix read_features(const Hdf5File& file) {
+  const std::string& name = file.path();
+  const int64_t rows = file.get_attr_int64("/features", "rows");
+  const int64_t cols = file.get_attr_int64("/features", "cols");
+  const std::vector<int64_t> indptr = read_vector(file, "/features/indptr");
+  const std::vector<int64_t> indices = read_vector(file, "/features/indices");
+  const Tensor values = file.read_tensor("/features/values");  // [nnz]
+  const auto bad = [&](const std::string& what) { throw InputError(name, 0, "/features: " + what); };
+  if (rows < 0 || cols < 0) bad("negative size " + std::to_string(rows) + " x " + std::to_string(cols));
+  if (static_cast<int64_t>(indptr.size()) != rows + 1) {
+    bad("indptr has " + std::to_string(indptr.size()) + " entries for " + std::to_string(rows) + " rows");
+  }
+  if (values.rank() != 1 || values.numel() != static_cast<int64_t>(indices.size())) {
+    bad("values of shape " + shape_to_string(values.shape()) + " for " + std::to_string(indices.size()) + " indices");
+  }
+  if (indptr.front() != 0 || indptr.back() != static_cast<int64_t>(indices.size())) {
+    bad("indptr must run from 0 to the number of stored values (" + std::to_string(indices.size()) + ")");
+  }
+  std::vector<int64_t> row_of(indices.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    if (indptr[r + 1] < indptr[r]) bad("indptr decreases at row " + std::to_string(r));
+    for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
+      if (indices[k] < 0 || indices[k] >= cols) {
+        bad("column " + std::to_string(indices[k]) + " outside 0.." + std::to_string(cols - 1) + " in row " + std::to_string(r));
+      }
+      if (k > indptr[r] && indices[k] <= indices[k - 1]) bad("columns not strictly increasing in row " + std::to_string(r));
+      row_of[k] = r;
+    }
+  }
+  return SparseMatrix::from_triplets(rows, cols, row_of, indices, std::vector<float>(values.begin(), values.end()));
+}
+
+/// The message of an attend::Error without its " (check '...' failed in ...)" location, which
+/// names our source rather than the user's file.
+std::string without_location(const std::string& message) {
+  const std::size_t at = message.find(" (check '");
+  return at == std::string::npos ? message : message.substr(0, at);
+}
+
+}  // namespace
+
+void save_node_dataset(const std::string& path, const NodeDataset& d) {
+  d.validate();
+  const std::string problem = naming_problem(d);
+  ATTEND_CHECK(problem.empty(), d.name << ": " << problem);
+  AtomicOutput output(path);
+  {
+    Hdf5File file = Hdf5File::create(output.temp_path(), kGraphSchema, kGraphSchemaVersion);
+    file.set_attr("/", "name", d.name);
+    file.set_attr("/", "num_nodes", d.num_nodes);
+    file.set_attr("/", "num_classes", d.num_classes);
+    file.set_attr("/", "directed", int64_t{d.directed ? 1 : 0});
+
+    const SparseMatrix& x = d.features;
+    file.create_group("/features");
+    file.set_attr("/features", "rows", x.rows());
+    file.set_attr("/features", "cols", x.cols());
+    file.write_int64("/features/indptr", x.indptr());    // [rows + 1]
+    file.write_int64("/features/indices", x.indices());  // [nnz]
+    file.write_tensor("/features/values", Tensor({x.nnz()}, x.values()));  // [nnz]
+
+    file.write_int64("/labels", d.labels);  // [N]
+    file.write_int64("/splits/train", d.train);
+    file.write_int64("/splits/val", d.val);
+    file.write_int64("/splits/test", d.test);
+    file.write_int64("/edges/src", d.edge_src);  // [E]
+    file.write_int64("/edges/dst", d.edge_dst);  // [E]
+    if (!d.edge_type.empty()) file.write_int64("/edges/type", d.edge_type);  // [E]
+    if (!d.node_names.empty()) file.write_strings("/names/nodes", d.node_names);
+    if (!d.class_names.empty()) file.write_strings("/names/classes", d.class_names);
+    if (!d.relation_names.empty()) file.write_strings("/names/relations", d.relation_names);
+    file.write_strings("/warnings", d.warnings);
+    file.close();
+  }
+  output.commit();
+}
+
+NodeDataset load_node_dataset_h5(const std::string& path) {
+  Hdf5File file = Hdf5File::open(path);
+  file.require_schema(kGraphSchema, kGraphSchemaVersion);
+  NodeDataset d;
+  d.name = file.get_attr_string("/", "name");
+  d.num_nodes = file.get_attr_int64("/", "num_nodes");
+  d.num_classes = file.get_attr_int64("/", "num_classes");
+  d.directed = file.get_attr_int64("/", "directed") != 0;
+  if (d.num_nodes < 0 || d.num_classes < 0) {
+    throw InputError(path, 0, "negative num_nodes or num_classes (" + std::to_string(d.num_nodes) + ", " +
+                                  std::to_string(d.num_classes) + ")");
+  }
+  d.features = read_features(file);
+  d.labels = read_vector(file, "/labels");
+  d.train = read_vector(file, "/splits/train");
+  d.val = read_vector(file, "/splits/val");
+  d.test = read_vector(file, "/splits/test");
+  d.edge_src = read_vector(file, "/edges/src");
+  d.edge_dst = read_vector(file, "/edges/dst");
+  if (file.exists("/edges/type")) d.edge_type = read_vector(file, "/edges/type");
+  d.node_names = read_optional_strings(file, "/names/nodes");
+  d.class_names = read_optional_strings(file, "/names/classes");
+  d.relation_names = read_optional_strings(file, "/names/relations");
+  d.warnings = read_optional_strings(file, "/warnings");
+  try {
+    d.validate();
+  } catch (const Error& e) {
+    throw InputError(path, 0, "inconsistent graph: " + without_location(e.what()));
+  }
+  if (const std::string problem = naming_problem(d); !problem.empty()) {
+    throw InputError(path, 0, "inconsistent graph: " + problem);
+  }
+  return d;
+}
+
+bool is_hdf5_file(const std::string& path) {
+  static constexpr std::array<char, 8> kSignature = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  std::error_code ignored;
+  if (!std::filesystem::is_regular_file(path, ignored)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 8> head{};
+  return in.read(head.data(), head.size()) && head == kSignature;
+}
+
+}  // namespace attend::graph
