@@ -1,10 +1,14 @@
 #include "cli.hpp"
 
 #include <cctype>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <set>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
+#include "attend/core/plugin_loader.hpp"
 #include "commands.hpp"
 
 #ifndef ATTEND_VERSION
@@ -42,6 +46,19 @@ std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
 }
 
 }  // namespace
+
+void load_plugins(const std::vector<std::string>& paths, const char* plugin_path, Registry& registry) {
+  std::vector<std::string> files;
+  if (plugin_path != nullptr) files = plugin_files_in(plugin_path);
+  files.insert(files.end(), paths.begin(), paths.end());
+  std::set<std::string> seen;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    const std::string key = std::filesystem::weakly_canonical(file, ec).string();
+    if (!seen.insert(ec ? file : key).second) continue;
+    load_plugin(file, registry);
+  }
+}
 
 std::string one_line(const std::string& text) {
   std::string out;
@@ -99,6 +116,12 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
                    "Worker threads (default: OMP_NUM_THREADS, else every core)")
         ->check(CLI::Range(1, 4096).description(""))
         ->type_name("N");
+    std::vector<std::string> plugins;
+    app.add_option("--plugin", plugins,
+                   "Load the layer plugin PATH (repeatable); every *.so in the directories of "
+                   "ATTEND_PLUGIN_PATH (colon-separated) is loaded first")
+        ->type_name("PATH")
+        ->allow_extra_args(false);
 
     const std::vector<Command> commands = {
         add_node_classify_command(app, context), add_contacts_command(app, context),
@@ -116,6 +139,7 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     }
 
     if (threads > 0) set_num_threads(threads);
+    load_plugins(plugins, std::getenv("ATTEND_PLUGIN_PATH"), registry);
     for (const Command& command : commands) {
       if (command.app->parsed()) return command.run();
     }

@@ -20,9 +20,16 @@ constexpr int kExitInternal = 1;
 /// `attend: error: ...` (with at most the hint "run 'attend --help'") and code kExitUsage for
 /// a bad command line or attend::InputError, `attend: internal error: ...` and kExitInternal
 /// for attend::Error and other exceptions. `--threads N` calls attend::set_num_threads; when
-/// absent, OpenMP's default (OMP_NUM_THREADS, else every core) stays.
+/// absent, OpenMP's default (OMP_NUM_THREADS, else every core) stays. Plugins named by
+/// ATTEND_PLUGIN_PATH and `--plugin PATH` (repeatable) are loaded into `registry` before the
+/// subcommand runs (see `load_plugins`).
 int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostream& out,
             std::ostream& err);
+
+/// Load into `registry` every plugin in the directories of `plugin_path` (ATTEND_PLUGIN_PATH's
+/// value, colon-separated; may be null), then each of `paths`, skipping a file already loaded
+/// by this call. A refused plugin throws attend::InputError with its one-line reason.
+void load_plugins(const std::vector<std::string>& paths, const char* plugin_path, Registry& registry);
 
 /// Print the one line for a failure (`attend: error: ...` for attend::InputError,
 /// `attend: internal error: ...` otherwise) to `err` and return its exit code.

@@ -28,7 +28,7 @@ void Registry::add(std::string_view name, ModuleFactory factory, std::string ori
   auto it = items_.find(key);
   ATTEND_CHECK(it == items_.end(), "layer '" << key << "' from " << origin
                                              << " is already registered by " << (it == items_.end() ? "" : it->second.origin));
-  items_.emplace(key, Item{std::move(factory), std::move(origin), std::move(library)});
+  items_.emplace(key, Item{std::move(library), std::move(factory), std::move(origin)});
 }
 
 bool Registry::contains(std::string_view name) const { return items_.count(normalize(name)) > 0; }
@@ -38,7 +38,8 @@ std::unique_ptr<Module> Registry::create(std::string_view name, const Json& conf
   if (it == items_.end()) {
     std::string known;
     for (const auto& [key, item] : items_) known += (known.empty() ? "" : ", ") + key;
-    throw InputError("unknown layer '" + std::string(name) + "'; registered layers: " +
+    throw InputError("unknown layer '" + std::string(name) +
+                     "' (a plugin's layer needs its plugin: --plugin or ATTEND_PLUGIN_PATH); registered layers: " +
                      (known.empty() ? "(none)" : known));
   }
   std::unique_ptr<Module> module = it->second.factory(config);
@@ -51,6 +52,24 @@ std::vector<Registry::Entry> Registry::list() const {
   std::vector<Entry> out;
   for (const auto& [key, item] : items_) out.push_back({key, item.origin});
   return out;
+}
+
+std::vector<std::string> Registry::clashes(const Registry& other) const {
+  std::vector<std::string> out;
+  for (const auto& [key, item] : other.items_) {
+    if (items_.count(key) > 0) out.push_back(key);
+  }
+  return out;
+}
+
+void Registry::adopt(Registry&& other, const std::string& origin, std::shared_ptr<const void> library) {
+  const std::vector<std::string> taken = clashes(other);
+  ATTEND_CHECK(taken.empty(), "layer '" << taken.front() << "' from " << origin << " is already registered by "
+                                        << items_.at(taken.front()).origin);
+  for (auto& [key, item] : other.items_) {
+    items_.emplace(key, Item{library, std::move(item.factory), origin});
+  }
+  other.items_.clear();
 }
 
 }  // namespace attend

@@ -41,11 +41,18 @@ class Registry {
   /// Every entry, sorted by name.
   std::vector<Entry> list() const;
 
+  /// The normalised names of `other` that this registry already has, sorted.
+  std::vector<std::string> clashes(const Registry& other) const;
+  /// Move every entry of `other` here (all or nothing: throws attend::Error, leaving both
+  /// registries unchanged, when a name clashes), with `origin` and `library` replacing theirs.
+  /// The plugin loader registers a plugin into a scratch registry, then adopts it.
+  void adopt(Registry&& other, const std::string& origin, std::shared_ptr<const void> library);
+
  private:
   struct Item {
+    std::shared_ptr<const void> library;  ///< first, so released after the factory
     ModuleFactory factory;
     std::string origin;
-    std::shared_ptr<const void> library;
   };
   std::map<std::string, Item> items_;
 };
