@@ -35,7 +35,7 @@ void Trainer::observe(const EvalMetrics& metrics) {
     state_.best_epoch = state_.epoch;
     state_.best_val_metric = metric;
     state_.best_val_loss = loss;
-    state_.best_parameters = arena_.snapshot();
+    arena_.snapshot_into(state_.best_parameters);
   }
   // Stopping rule: a strict improvement of either the loss or the metric.
   const bool improved = loss < state_.min_val_loss || metric > state_.max_val_metric;

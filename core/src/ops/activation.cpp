@@ -1,5 +1,6 @@
 #include "attend/core/ops/activation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fast_exp.hpp"
@@ -19,7 +20,8 @@ Var pointwise(const Var& x, Forward forward, Derivative derivative) {
   parallel_for_blocks(xv.numel(), detail::kBlock, [&](int64_t lo, int64_t hi) {
     const float* __restrict xs = xp;  // locals, so that the loop vectorises
     float* __restrict ys = yp;
-    for (int64_t i = lo; i < hi; ++i) ys[i] = forward(xs[i]);
+    const Forward f = forward;
+    for (int64_t i = lo; i < hi; ++i) ys[i] = f(xs[i]);
   });
   return Var::from_op(std::move(out), {x}, [x, derivative](const Tensor& y, const Tensor& gy) {
     const float* xp = x.value().data();
@@ -42,7 +44,11 @@ Var relu(const Var& x) {
 
 Var elu(const Var& x, float alpha) {
   return pointwise(
-      x, [alpha](float v) { return v > 0.0f ? v : alpha * detail::expm1_approx(v); },
+      x,
+      [alpha](float v) {  // both sides computed, so that the loop vectorises
+        const float negative = alpha * detail::expm1_approx(std::min(v, 0.0f));
+        return v > 0.0f ? v : negative;
+      },
       [alpha](float v, float y) { return v > 0.0f ? 1.0f : y + alpha; });
 }
 

@@ -3,7 +3,7 @@
 
 namespace attend {
 
-/// Asks glibc malloc to serve blocks below 64 MiB from the heap and to keep up to 256 MiB
+/// Asks glibc malloc to serve blocks below 32 MiB from the heap and to keep up to 256 MiB
 /// of freed memory at its top instead of returning it to the kernel. A training step then
 /// reuses the pages of the previous step: no fresh mmap, no page faults, no kernel zeroing
 /// (about a tenth of the CPU time of a small GAT epoch otherwise). Peak memory is unchanged
