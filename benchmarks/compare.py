@@ -152,7 +152,7 @@ def main():
         ("gat_1m", dict(nodes=1000000, edges=10000000, features=64, heads=4, channels=16)),
     ]
     for name, shape in gat_shapes:
-        r = 3 if name != "gat_cora" else (10 if args.quick else 20)
+        r = (10 if args.quick else 20) if name == "gat_cora" else (2 if args.quick else 5)
         if name == "gat_1m":
             if args.quick:
                 notes.append("gat_1m skipped under --quick")
@@ -172,7 +172,7 @@ def main():
 
     for n in (512, 2048, 4096):
         for measure, tag, backward in (("forward", "fwd", []), ("forward_backward", "fwdbwd", ["--backward"])):
-            r = reps if n < 4096 else 3
+            r = reps if n < 4096 else (2 if args.quick else 3)
             a_ms, a_rss = runner.attend_dense(n, measure, t, r)
             r_ms, r_rss = runner.reference("dense", ["--n", str(n), "--heads", "8", "--dim", "64"] + backward, t, r)
             rows.append(row(f"dense_{tag}_{n}", a_ms, r_ms, a_rss, r_rss,
@@ -180,8 +180,9 @@ def main():
             print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
 
     shape = gat_shapes[1][1]
-    one_ms, one_rss = runner.attend_gat(shape, 1, 3)
-    many_ms, many_rss = runner.attend_gat(shape, t, 3)
+    r = 2 if args.quick else 5
+    one_ms, one_rss = runner.attend_gat(shape, 1, r)
+    many_ms, many_rss = runner.attend_gat(shape, t, r)
     rows.append(row("gat_100k_scaling", many_ms, one_ms, many_rss, one_rss,
                     f"attend only: reference_ms = 1 thread, attend_ms = {t} threads"))
 
