@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "attend/core/builtin_layers.hpp"
+#include "attend/core/heap.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
+  attend::keep_freed_memory();
   try {
     attend::register_core_layers(attend::Registry::global());
     attend::graph::register_graph_layers(attend::Registry::global());

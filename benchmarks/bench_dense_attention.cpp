@@ -8,6 +8,8 @@
 ///
 /// Usage: bench_dense_attention [--n 2048] [--heads 8] [--dim 64] [--batch 1] [--threads 2]
 ///                              [--repeats 5] [--causal] [--no-naive] [--json FILE]
+///                              [--measure all|forward|forward_backward|gemm]
+/// --measure times one part alone (so that the peak memory of the process is that part's).
 
 #include <sys/resource.h>
 #include <time.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "attend/core/gemm.hpp"
+#include "attend/core/heap.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -38,6 +41,7 @@ struct Args {
   int threads = 2, repeats = 5;
   bool causal = false, naive = true;
   std::string json;
+  std::string measure = "all";
 };
 
 Args parse(int argc, char** argv) {
@@ -58,14 +62,22 @@ Args parse(int argc, char** argv) {
     else if (flag == "--threads") a.threads = std::stoi(value());
     else if (flag == "--repeats") a.repeats = std::stoi(value());
     else if (flag == "--json") a.json = value();
+    else if (flag == "--measure") a.measure = value();
     else if (flag == "--causal") a.causal = true;
     else if (flag == "--no-naive") a.naive = false;
     else {
       std::cerr << "usage: bench_dense_attention [--n N] [--heads H] [--dim D] [--batch B]"
-                   " [--threads T] [--repeats R] [--causal] [--no-naive] [--json FILE]\n";
+                   " [--threads T] [--repeats R] [--causal] [--no-naive] [--json FILE]"
+                   " [--measure all|forward|forward_backward|gemm]\n";
       std::exit(flag == "--help" ? 0 : 2);
     }
   }
+  if (a.measure != "all" && a.measure != "forward" && a.measure != "forward_backward" &&
+      a.measure != "gemm") {
+    std::cerr << "--measure must be all, forward, forward_backward or gemm\n";
+    std::exit(2);
+  }
+  if (a.measure != "all") a.naive = false;
   return a;
 }
 
@@ -159,6 +171,7 @@ struct NaiveAttention {
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
+  keep_freed_memory();  // as the attend program does
   set_num_threads(a.threads);
   const int64_t B = a.batch, H = a.heads, N = a.n, D = a.dim;
   const double fwd_flops = 4.0 * B * H * N * N * D * (a.causal ? 0.5 : 1.0);
@@ -171,14 +184,19 @@ int main(int argc, char** argv) {
 
   // Inference forward first, so that the peak-memory growth it causes is its own: the output
   // [B, H, N, d] plus per-thread tiles; an N x N buffer per head would show here.
+  auto wanted = [&](const char* part) { return a.measure == "all" || a.measure == part; };
+  // Times `fn` when `part` is measured; NaN otherwise.
+  auto timed = [&](const char* part, int repeats, const std::function<void()>& fn) {
+    return wanted(part) ? time_calls(repeats, fn) : Timing{NAN, NAN};
+  };
   const double rss_before = peak_rss_mib();
-  const Timing fwd = time_calls(a.repeats, [&] {
+  const Timing fwd = timed("forward", a.repeats, [&] {
     NoGradGuard no_grad;
     Var out = ops::dense_attention(q, k, v, options);
   });
   const double rss_growth = peak_rss_mib() - rss_before;
 
-  const Timing fwd_bwd = time_calls(a.repeats, [&] {
+  const Timing fwd_bwd = timed("forward_backward", a.repeats, [&] {
     Var vq(q.value(), true), vk(k.value(), true), vv(v.value(), true);
     Var out = ops::dense_attention(vq, vk, vv, options);
     out.backward(seed);
@@ -186,9 +204,10 @@ int main(int argc, char** argv) {
 
   // GEMM peak: a large square product through attend::gemm.
   const int64_t g = 2048;
-  const Tensor ga = random_tensor({g, g}, 5), gb = random_tensor({g, g}, 6);
-  Tensor gc({g, g});
-  const Timing gemm_time = time_calls(3, [&] {
+  const int64_t gn = wanted("gemm") ? g : 0;
+  const Tensor ga = random_tensor({gn, gn}, 5), gb = random_tensor({gn, gn}, 6);
+  Tensor gc({gn, gn});
+  const Timing gemm_time = timed("gemm", 3, [&] {
     gemm(false, false, g, g, g, 1.0f, ga.data(), g, gb.data(), g, 0.0f, gc.data(), g);
   });
   const double gemm_flops = 2.0 * g * g * g;

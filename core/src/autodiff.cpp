@@ -32,7 +32,10 @@ void replace_storage(Tensor& slot, Tensor&& storage) {
 
 void ensure_grad(detail::VarNode& node) {
   if (node.grad_bound) return;
-  if (node.grad.shape() != node.value.shape()) node.grad = Tensor(node.value.shape());
+  if (node.grad.shape() != node.value.shape()) {  // callers zero it before the first use
+    node.grad = Tensor::uninitialized(node.value.shape());
+    node.has_grad = false;
+  }
 }
 }  // namespace
 

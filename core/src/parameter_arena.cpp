@@ -82,7 +82,16 @@ const ArenaSlot* ParameterArena::find(const std::string& name) const {
   return nullptr;
 }
 
-Tensor ParameterArena::snapshot() const { return Tensor(Shape{size()}, values_); }
+Tensor ParameterArena::snapshot() const {
+  Tensor out = Tensor::uninitialized(Shape{size()});
+  std::copy(values_.begin(), values_.end(), out.begin());
+  return out;
+}
+
+void ParameterArena::snapshot_into(Tensor& out) const {
+  if (out.shape() != Shape{size()}) out = Tensor::uninitialized(Shape{size()});
+  std::copy(values_.begin(), values_.end(), out.begin());
+}
 
 void ParameterArena::restore(const Tensor& values) {
   ATTEND_CHECK(values.numel() == size(), "restoring " << values.numel()

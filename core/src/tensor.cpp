@@ -44,7 +44,7 @@ Tensor::Tensor(Shape shape, float fill) : shape_(std::move(shape)) {
 }
 
 Tensor::Tensor(Shape shape, std::vector<float> values)
-    : shape_(std::move(shape)), owned_(std::move(values)) {
+    : shape_(std::move(shape)), owned_(values.begin(), values.end()) {
   check_rank(shape_);
   numel_ = shape_numel(shape_);
   ATTEND_CHECK(static_cast<int64_t>(owned_.size()) == numel_,
@@ -54,6 +54,16 @@ Tensor::Tensor(Shape shape, std::vector<float> values)
 }
 
 Tensor Tensor::scalar(float value) { return Tensor(Shape{}, value); }
+
+Tensor Tensor::uninitialized(Shape shape) {
+  Tensor t(Shape{0});
+  check_rank(shape);
+  t.shape_ = std::move(shape);
+  t.numel_ = shape_numel(t.shape_);
+  t.owned_.resize(static_cast<std::size_t>(t.numel_));  // default-initialised: no fill
+  t.data_ = t.owned_.data();
+  return t;
+}
 
 Tensor Tensor::view(float* data, Shape shape) {
   Tensor t(Shape{0});

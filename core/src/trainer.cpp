@@ -39,7 +39,7 @@ void Trainer::observe(const EvalMetrics& metrics) {
     state_.best_epoch = state_.epoch;
     state_.best_val_metric = metric;
     state_.best_val_loss = loss;
-    state_.best_parameters = arena_.snapshot();
+    arena_.snapshot_into(state_.best_parameters);
   }
   // An improvement of either the loss or the metric (ties count under kGatReference).
   const bool improved = gat ? loss <= state_.min_val_loss || metric >= state_.max_val_metric

@@ -12,7 +12,7 @@ namespace attend::graph {
 
 struct GraphContext::Cache {
   std::mutex mutex;
-  std::map<std::tuple<bool, int64_t, bool>, Csr> relational;
+  std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<const RelationalIndex>> relational;
   std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
 };
 
@@ -86,28 +86,55 @@ void GraphContext::set_edge_features(const Tensor& features) {
   looped_.edge_features = std::move(looped);
 }
 
-Csr GraphContext::relational_csr(bool self_loops, int64_t num_relations,
-                                 bool per_relation_destination) const {
-  ATTEND_CHECK(cache_ != nullptr, "relational_csr on a GraphContext not built by from_dataset");
-  ATTEND_CHECK(num_relations > 0, "relational_csr: num_relations " << num_relations);
+std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_loops,
+                                                                     int64_t num_relations,
+                                                                     bool for_attention) const {
+  ATTEND_CHECK(cache_ != nullptr, "relational_index on a GraphContext not built by from_dataset");
+  ATTEND_CHECK(num_relations > 0, "relational_index: num_relations " << num_relations);
   std::lock_guard<std::mutex> lock(cache_->mutex);
-  const auto key = std::make_tuple(self_loops, num_relations, per_relation_destination);
+  const auto key = std::make_tuple(self_loops, num_relations, for_attention);
   auto found = cache_->relational.find(key);
   if (found != cache_->relational.end()) return found->second;
   const GraphView& v = view(self_loops);
-  std::vector<int64_t> src(v.num_edges()), dst(v.num_edges());
-  for (int64_t e = 0; e < v.num_edges(); ++e) {
+  const int64_t n_edges = v.num_edges();
+  for (int64_t e = 0; e < n_edges; ++e) {
     const int64_t r = v.relation[e];
     ATTEND_CHECK(r >= 0 && r < num_relations, "edge " << e << " has relation " << r
                                                       << " but the layer has " << num_relations
                                                       << " relations (the graph has "
                                                       << num_relations_ << ")");
-    src[e] = v.src[e] * num_relations + r;
-    dst[e] = per_relation_destination ? v.dst[e] * num_relations + r : v.dst[e];
   }
-  Csr csr = Csr::from_edges(num_nodes_ * num_relations, src, dst);
-  cache_->relational.emplace(key, csr);
-  return csr;
+  std::vector<int64_t> nodes(v.src), relations(v.relation);
+  if (for_attention) {
+    nodes.insert(nodes.end(), v.dst.begin(), v.dst.end());
+    relations.insert(relations.end(), v.relation.begin(), v.relation.end());
+    for (int64_t i = 0; i < num_nodes_; ++i) {  // padding slots: S >= N rows for the Csr
+      nodes.push_back(i);
+      relations.push_back(0);
+    }
+  }
+  auto index = std::make_shared<RelationalIndex>();
+  auto slots = std::make_shared<const ops::RelationSlots>(
+      ops::RelationSlots::from_pairs(num_nodes_, num_relations, nodes, relations));
+  index->src_slot.resize(n_edges);
+  for (int64_t e = 0; e < n_edges; ++e) index->src_slot[e] = slots->find(v.src[e], v.relation[e]);
+  if (for_attention) {
+    index->dst_slot.resize(n_edges);
+    for (int64_t e = 0; e < n_edges; ++e) index->dst_slot[e] = slots->find(v.dst[e], v.relation[e]);
+    index->csr = Csr::from_edges(slots->size(), index->src_slot, v.dst);
+  } else {
+    std::map<std::pair<int64_t, int64_t>, int64_t> in_degree;  // (dst, relation) -> edges
+    for (int64_t e = 0; e < n_edges; ++e) ++in_degree[{v.dst[e], v.relation[e]}];
+    std::vector<float> weight(n_edges);
+    for (int64_t e = 0; e < n_edges; ++e) {
+      weight[e] = 1.0f / static_cast<float>(in_degree[{v.dst[e], v.relation[e]}]);
+    }
+    index->mean = std::make_shared<const SparseMatrix>(
+        SparseMatrix::from_triplets(num_nodes_, slots->size(), v.dst, index->src_slot, weight));
+  }
+  index->slots = std::move(slots);
+  cache_->relational.emplace(key, index);
+  return index;
 }
 
 std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {

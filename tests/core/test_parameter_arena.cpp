@@ -85,6 +85,16 @@ TEST_CASE("arena packs parameters in order and the Vars become views", "[core]")
   arena.restore(snap);
   CHECK(net.a.value()[0] == a0[0]);
   CHECK_THROWS_AS(arena.restore(Tensor({3})), Error);
+
+  // snapshot_into: resized once, then the same memory is reused.
+  Tensor into({3});
+  arena.snapshot_into(into);
+  CHECK(bitwise_equal(into, snap));
+  const float* memory = into.data();
+  arena.values()[0] = 5.0f;
+  arena.snapshot_into(into);
+  CHECK(into.data() == memory);
+  CHECK(into[0] == 5.0f);
 }
 
 TEST_CASE("backward writes into the arena's gradient buffer", "[core][grad]") {

@@ -1,7 +1,9 @@
 #include "attend/core/ops/activation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "fast_exp.hpp"
 #include "support.hpp"
 
 namespace attend::ops {
@@ -12,11 +14,14 @@ namespace {
 template <class Forward, class Derivative>
 Var pointwise(const Var& x, Forward forward, Derivative derivative) {
   const Tensor& xv = x.value();
-  Tensor out(xv.shape());  // x's shape
+  Tensor out = Tensor::uninitialized(xv.shape());  // x's shape
   const float* xp = xv.data();
   float* yp = out.data();
   parallel_for_blocks(xv.numel(), detail::kBlock, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) yp[i] = forward(xp[i]);
+    const float* __restrict xs = xp;  // locals, so that the loop vectorises
+    float* __restrict ys = yp;
+    const Forward f = forward;
+    for (int64_t i = lo; i < hi; ++i) ys[i] = f(xs[i]);
   });
   return Var::from_op(std::move(out), {x}, [x, derivative](const Tensor& y, const Tensor& gy) {
     const float* xp = x.value().data();
@@ -39,7 +44,11 @@ Var relu(const Var& x) {
 
 Var elu(const Var& x, float alpha) {
   return pointwise(
-      x, [alpha](float v) { return v > 0.0f ? v : alpha * std::expm1(v); },
+      x,
+      [alpha](float v) {  // both sides computed, so that the loop vectorises
+        const float negative = alpha * detail::expm1_approx(std::min(v, 0.0f));
+        return v > 0.0f ? v : negative;
+      },
       [alpha](float v, float y) { return v > 0.0f ? 1.0f : y + alpha; });
 }
 

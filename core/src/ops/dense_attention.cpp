@@ -1,7 +1,6 @@
 #include "attend/core/ops/dense_attention.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -9,16 +8,18 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
+#include "fast_exp.hpp"
 #include "tile_gemm.hpp"
 
 namespace attend::ops {
 
 namespace {
 
-using detail::kTileVec;
-using detail::tile_gemm;
-using detail::tile_load;
-using detail::TileVec;
+using detail::exp_approx;
+using attend::detail::kTileVec;
+using attend::detail::tile_gemm;
+using attend::detail::tile_load;
+using attend::detail::TileVec;
 
 constexpr int64_t kQueryTile = 64;   // query rows of one score block
 constexpr int64_t kKeyTile = 128;    // keys of one score block (scratch row stride)
@@ -26,28 +27,6 @@ constexpr int64_t kDefaultChunk = 256;
 constexpr int64_t kTargetItems = 16;     // backward: key segments are added below this
 constexpr int64_t kMaxKeySegments = 4;   // backward: bounds the dQ partial buffers
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// exp(x) for x <= 88, exactly 0 below -87 and for -inf (Cephes expf: 2^n * p(r) with
-// r = x - n ln 2 and a degree-6 polynomial). Branch-free with explicit fma and no floor, so
-// that GCC vectorises the loops calling it and the vector body and scalar tail agree bit for bit.
-inline float exp_approx(float x) {
-  const bool underflow = x < -87.0f;
-  x = underflow ? -87.0f : x;
-  x = x > 88.0f ? 88.0f : x;
-  // n = round(x / ln 2): adding 1.5 * 2^23 pushes the fraction out of the mantissa.
-  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  float r = std::fma(n, -0.693359375f, x);
-  r = std::fma(n, 2.12194440e-4f, r);
-  float p = 1.9875691500e-4f;
-  p = std::fma(p, r, 1.3981999507e-3f);
-  p = std::fma(p, r, 8.3334519073e-3f);
-  p = std::fma(p, r, 4.1665795894e-2f);
-  p = std::fma(p, r, 1.6666665459e-1f);
-  p = std::fma(p, r, 5.0000001201e-1f);
-  p = std::fma(p, r * r, r + 1.0f);
-  const float two_n = std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
-  return underflow ? 0.0f : p * two_n;
-}
 
 // x[j] = exp(x[j] - shift) for j in [0, n).
 void exp_shifted(float* __restrict x, int64_t n, float shift) {

@@ -48,7 +48,7 @@ Var binary(const Var& a, const Var& b, BinaryKind kind, const char* name) {
   const Tensor& av = a.value();
   const Tensor& bv = b.value();
   const Broadcast bc = broadcast_of(av, bv, name);
-  Tensor out(av.shape());  // a's shape
+  Tensor out = Tensor::uninitialized(av.shape());  // a's shape
   const float* ap = av.data();
   const float* bp = bv.data();
   float* op = out.data();
@@ -90,7 +90,7 @@ Var mul(const Var& a, const Var& b) { return binary(a, b, BinaryKind::kMul, "mul
 
 Var scale(const Var& a, float factor) {
   const Tensor& av = a.value();
-  Tensor out(av.shape());
+  Tensor out = Tensor::uninitialized(av.shape());  // a's shape
   const float* ap = av.data();
   float* op = out.data();
   parallel_for_blocks(av.numel(), detail::kBlock, [&](int64_t lo, int64_t hi) {

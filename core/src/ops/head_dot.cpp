@@ -19,7 +19,7 @@ Var head_dot(const Var& x, const Var& a) {
                "head_dot of " << shape_to_string(xv.shape()) << " and "
                               << shape_to_string(av.shape()) << ": expected [N, H, C] and [H, C]");
   const int64_t n = xv.dim(0), heads = xv.dim(1), c = xv.dim(2);
-  Tensor out({n, heads});  // [N, H]
+  Tensor out = Tensor::uninitialized({n, heads});  // [N, H]
   {
     const float* xp = xv.data();
     const float* ap = av.data();

@@ -17,7 +17,7 @@ Var matmul(const Var& a, const Var& b) {
   const int64_t k = bv.dim(0), n = bv.dim(1), m = av.numel() / std::max<int64_t>(k, 1);
   Shape out_shape = av.shape();
   out_shape.back() = n;
-  Tensor out(out_shape);  // [..., N]
+  Tensor out = Tensor::uninitialized(out_shape);  // [..., N], gemm with beta = 0 writes all
   gemm(false, false, m, n, k, 1.0f, av.data(), k, bv.data(), n, 0.0f, out.data(), n);
   return Var::from_op(std::move(out), {a, b}, [a, b, m, n, k](const Tensor&, const Tensor& gy) {
     if (a.requires_grad()) {  // da [M, K] += dy [M, N] b^T

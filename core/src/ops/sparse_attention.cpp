@@ -9,6 +9,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
+#include "fast_exp.hpp"
 
 namespace attend::ops {
 
@@ -92,13 +93,28 @@ struct Problem {
   bool dropout = false;
   float p_drop = 0.0f, keep_scale = 1.0f;
   CounterStream stream{0};
-
-  /// Dropout multiplier of (edge id, head): 0 or 1 / (1 - p).
-  float drop(int64_t id, int64_t h) const {
-    if (!dropout) return 1.0f;
-    return stream.at(static_cast<uint64_t>(id * heads + h)) < p_drop ? 0.0f : keep_scale;
-  }
+  /// [E, H] dropout multipliers by destination-major position (see dropout_mask); set when
+  /// `dropout`.
+  const float* mask = nullptr;
 };
+
+/// The dropout multipliers [E, H] by position: 0 or 1 / (1 - p) for (edge id, head), from
+/// the counter stream at id * H + h, so they depend on the edge ids, not on the Csr order.
+/// Made once per forward and kept for the backward; the loop over heads vectorises.
+Tensor dropout_mask(const Problem& pr) {
+  Tensor mask = Tensor::uninitialized({pr.n_edges, pr.heads});  // [E, H]
+  const int64_t heads = pr.heads;
+  float* m = mask.data();
+  parallel_for_blocks(pr.n_edges, kRowBlock * 16, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const uint64_t base = static_cast<uint64_t>(pr.edge_id[p] * heads);
+      for (int64_t h = 0; h < heads; ++h) {
+        m[p * heads + h] = pr.stream.at(base + static_cast<uint64_t>(h)) < pr.p_drop ? 0.0f : pr.keep_scale;
+      }
+    }
+  });
+  return mask;
+}
 
 Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& values,
                      const SparseAttentionOptions& options) {
@@ -231,7 +247,7 @@ void softmax_columns(float* w, int64_t deg, int64_t heads, float* mx, float* sum
   }
   for (int64_t p = 0; p < deg; ++p) {
     for (int64_t h = 0; h < heads; ++h) {
-      const float x = std::exp(w[p * heads + h] - mx[h]);
+      const float x = detail::exp_approx(w[p * heads + h] - mx[h]);
       w[p * heads + h] = x;
       sum[h] += x;
     }
@@ -253,6 +269,8 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
     std::vector<float> scratch, mx(heads), sum(heads), weight(heads);
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
+      float* o = out + i * hc;  // [H, C]
+      std::fill(o, o + hc, 0.0f);
       if (deg == 0) continue;  // zero in-degree: the output row stays zero
       float* w = probs ? probs + begin * heads : nullptr;  // [deg, H]
       if (!w) {
@@ -268,12 +286,12 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
         edge_scores<R>(pr, i, j, pr.edge_id[pos], w + p * heads);
       }
       softmax_columns(w, deg, heads, mx.data(), sum.data());
-      float* o = out + i * hc;  // [H, C]
       for (int64_t p = 0; p < deg; ++p) {
         const int64_t j = src[begin + p], id = pr.edge_id[begin + p];
         const float* a = w + p * heads;  // [H]
         if (pr.dropout) {
-          for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+          const float* m = pr.mask + (begin + p) * heads;  // [H]
+          for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * m[h];
           a = weight.data();
         }
         const float* vj = values + j * hc;  // [H, C]
@@ -327,7 +345,8 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
           for (int64_t h = 0; h < heads; ++h) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
         }
         if (pr.dropout) {
-          for (int64_t h = 0; h < heads; ++h) dsp[h] *= pr.drop(id, h);
+          const float* m = pr.mask + pos * heads;  // [H]
+          for (int64_t h = 0; h < heads; ++h) dsp[h] *= m[h];
         }
       }
       // Softmax backward: de = w (dw - sum_p w dw).
@@ -376,7 +395,8 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
             if (g.edge) {  // score term and message term of edge (id, h)
               float* ge = g.edge + (id * heads + h) * d;
               axpy(des, s_dst + (i * heads + h) * d, ge, d);
-              axpy(w[p * heads + h] * pr.drop(id, h), gi + h * c, ge, c);
+              const float drop = pr.dropout ? pr.mask[(begin + p) * heads + h] : 1.0f;
+              axpy(w[p * heads + h] * drop, gi + h * c, ge, c);
             }
           }
         }
@@ -413,8 +433,8 @@ void backward_sources(const Problem& pr, const float* probs, const float* gy,
         if (g.values) {
           const float* a = probs + p * heads;  // [H]
           if (pr.dropout) {
-            const int64_t id = pr.edge_id[p];
-            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * pr.drop(id, h);
+            const float* m = pr.mask + p * heads;  // [H]
+            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * m[h];
             a = weight.data();
           }
           const float* gi = gy + i * hc;  // [H, C]
@@ -451,7 +471,7 @@ void backward(const Problem& pr, const float* probs, const float* gy, const Grad
   const bool score_grads = g.src || g.dst || g.att || g.edge || g.logits;
   Tensor dscore;  // [E, H]
   if (score_grads) {
-    dscore = Tensor({pr.n_edges, pr.heads});
+    dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
     const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
     std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
     backward_rows<R>(pr, probs, gy, dscore.data(), g, g.att ? att_partial.data() : nullptr);
@@ -469,7 +489,12 @@ void backward(const Problem& pr, const float* probs, const float* gy, const Grad
 
 Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& values,
                      const SparseAttentionOptions& options, Tensor* weights_out) {
-  const Problem pr = make_problem(graph, scores, values, options);
+  Problem pr = make_problem(graph, scores, values, options);
+  Tensor mask;  // [E, H] dropout multipliers, kept for the backward
+  if (pr.dropout) {
+    mask = dropout_mask(pr);
+    pr.mask = mask.data();
+  }
   std::vector<Var> inputs{values};
   for (const Var* in : {&scores.src, &scores.dst, &scores.att, &scores.edge, &scores.logits}) {
     if (in->defined()) inputs.push_back(*in);
@@ -479,9 +504,9 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
     for (const Var& in : inputs) recording = recording || in.requires_grad();
   }
 
-  Tensor out({pr.n, pr.heads, pr.c});  // [N, H, C]
-  Tensor probs;                        // [E, H], destination-major positions
-  if (recording || weights_out) probs = Tensor({pr.n_edges, pr.heads});
+  Tensor out = Tensor::uninitialized({pr.n, pr.heads, pr.c});  // [N, H, C], rows zeroed by forward_rows
+  Tensor probs;  // [E, H], destination-major positions; every position is written
+  if (recording || weights_out) probs = Tensor::uninitialized({pr.n_edges, pr.heads});
   float* probs_data = (recording || weights_out) ? probs.data() : nullptr;
   switch (scores.rule) {
     case Rule::kGat: forward_rows<Rule::kGat>(pr, probs_data, out.data()); break;
@@ -491,7 +516,7 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
   }
 
   if (weights_out) {  // keyed by edge id
-    Tensor weights({pr.n_edges, pr.heads});  // [E, H]
+    Tensor weights = Tensor::uninitialized({pr.n_edges, pr.heads});  // [E, H], a permutation of probs
     const int64_t heads = pr.heads;
     parallel_for_blocks(pr.n_edges, kRowBlock * 16, [&](int64_t lo, int64_t hi) {
       for (int64_t p = lo; p < hi; ++p) {
@@ -506,9 +531,10 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
 
   return Var::from_op(
       std::move(out), inputs,
-      [graph, scores, values, options, probs = std::move(probs)](const Tensor&,
-                                                                 const Tensor& gy) {
-        const Problem pr = make_problem(graph, scores, values, options);
+      [graph, scores, values, options, probs = std::move(probs), mask = std::move(mask)](
+          const Tensor&, const Tensor& gy) {
+        Problem pr = make_problem(graph, scores, values, options);
+        pr.mask = pr.dropout ? mask.data() : nullptr;
         Grads g;
         if (values.requires_grad()) g.values = values.grad_mut().data();
         auto grad_of = [](const Var& x) { return x.requires_grad() ? x.grad_mut().data() : nullptr; };

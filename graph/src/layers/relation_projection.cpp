@@ -14,12 +14,18 @@ std::vector<Tensor> RelationWeights::initial(int64_t in, int64_t width, int64_t 
   return {std::move(basis), init::glorot_uniform({relations, bases}, relations, bases, rng)};
 }
 
-Var RelationWeights::project_all(const NodeFeatures& x) const {
-  const int64_t n = x.rows();
-  if (bases == 0) return ops::reshape(project(x, weight), {n, relations, width});  // [N, R, width]
-  Var xv = ops::reshape(project(x, basis), {n, bases, width});                      // [N, B, width]
-  Var mixed = ops::matmul(ops::permute(xv, {0, 2, 1}), ops::permute(comp, {1, 0}));  // [N, width, R]
-  return ops::permute(mixed, {0, 2, 1});                                             // [N, R, width]
+Var RelationWeights::full_weight() const {
+  if (bases == 0) return weight;
+  Var v = ops::permute(ops::reshape(basis, {in, bases, width}), {0, 2, 1});  // [in, width, B]
+  Var mixed = ops::matmul(v, ops::permute(comp, {1, 0}));                    // [in, width, R]
+  return ops::reshape(ops::permute(mixed, {0, 2, 1}), {in, relations * width});  // [in, R * width]
+}
+
+Var RelationWeights::project_slots(const NodeFeatures& x,
+                                   std::shared_ptr<const ops::RelationSlots> slots) const {
+  const Var w = full_weight();  // [in, R * width]
+  return x.is_sparse() ? ops::slot_matmul(x.sparse, w, std::move(slots))
+                       : ops::slot_matmul(x.dense, w, std::move(slots));  // [S, width]
 }
 
 }  // namespace attend::graph

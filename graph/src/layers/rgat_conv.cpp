@@ -79,18 +79,15 @@ Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
   const RgatOptions& o = options_;
   ATTEND_CHECK(x.cols() == o.in_channels, "rgat expects " << o.in_channels << " input features, got " << x.cols());
   const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
-  const int64_t n = x.rows(), r = o.num_relations, heads = o.heads, c = o.out_channels;
+  const int64_t n = x.rows(), heads = o.heads, c = o.out_channels;
   const GraphView& view = graph.view(o.add_self_loops);
-  const Csr slots = graph.relational_csr(o.add_self_loops, r, false);  // checks the relations
-  Var g = ops::reshape(weights_.project_all(xd), {n * r, heads, c});  // [N*R, H, C]: g_v^r at v*R + r
-  Var s_src = ops::head_dot(g, att_src_);                             // [N*R, H]
-  Var s_dst = ops::head_dot(g, att_dst_);                             // [N*R, H]
-  std::vector<int64_t> src_slot(view.num_edges()), dst_slot(view.num_edges());
-  for (int64_t e = 0; e < view.num_edges(); ++e) {
-    src_slot[e] = view.src[e] * r + view.relation[e];
-    dst_slot[e] = view.dst[e] * r + view.relation[e];
-  }
-  Var logits = ops::leaky_relu(ops::add(ops::gather_rows(s_src, src_slot), ops::gather_rows(s_dst, dst_slot)),
+  const auto index = graph.relational_index(o.add_self_loops, o.num_relations, true);
+  const int64_t n_slots = index->slots->size();  // >= n
+  Var g = ops::reshape(weights_.project_slots(xd, index->slots), {n_slots, heads, c});  // [S, H, C]
+  Var s_src = ops::head_dot(g, att_src_);  // [S, H]
+  Var s_dst = ops::head_dot(g, att_dst_);  // [S, H]
+  Var logits = ops::leaky_relu(ops::add(ops::gather_rows(s_src, index->src_slot),
+                                        ops::gather_rows(s_dst, index->dst_slot)),
                                o.negative_slope);  // [E, H]
   ops::SparseAttentionOptions sa;
   sa.dropout = o.dropout;
@@ -98,7 +95,7 @@ Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
   sa.training = is_training();
   Tensor* weights = attention ? &attention->weights : nullptr;
   if (attention) attention->view = &view;
-  Var all = ops::sparse_attention(slots, ops::SparseScores::precomputed(logits), g, sa, weights);  // [N*R, H, C]
+  Var all = ops::sparse_attention(index->csr, ops::SparseScores::precomputed(logits), g, sa, weights);  // [S, H, C]
   std::vector<int64_t> nodes(n);
   std::iota(nodes.begin(), nodes.end(), int64_t{0});
   Var out = ops::gather_rows(all, nodes);  // [N, H, C]: rows >= N of `all` have no in-edges

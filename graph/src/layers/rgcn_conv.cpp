@@ -3,9 +3,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/ops/head_mean.hpp"
-#include "attend/core/ops/shape.hpp"
-#include "attend/core/ops/sparse_attention.hpp"
+#include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
@@ -64,13 +62,9 @@ Var RgcnConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
   const RgcnOptions& o = options_;
   ATTEND_CHECK(x.cols() == o.in_channels, "rgcn expects " << o.in_channels << " input features, got " << x.cols());
   const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
-  const int64_t n = x.rows(), r = o.num_relations, c = o.out_channels;
-  const Csr slots = graph.relational_csr(false, r, true);
-  Var values = ops::reshape(weights_.project_all(xd), {n * r, 1, c});  // [N*R, 1, C]: W_r x_j
-  Var zero(Tensor({n * r, 1}));                                         // [N*R, 1]: equal scores
-  Var mean = ops::sparse_attention(slots, ops::SparseScores::gat(zero, zero), values);  // [N*R, 1, C]
-  // sum over relations = R * mean over relations
-  Var out = ops::scale(ops::head_mean(ops::reshape(mean, {n, r, c})), static_cast<float>(r));  // [N, C]
+  const auto index = graph.relational_index(false, o.num_relations, false);
+  Var messages = weights_.project_slots(xd, index->slots);  // [S, C]: W_r x_j per used slot
+  Var out = ops::sparse_matmul(index->mean, messages);      // [N, C]: sum_r mean over N_i^r
   if (o.root_weight) out = ops::add(out, project(xd, root_));
   if (o.bias) out = ops::add(out, bias_);
   return out;

@@ -15,4 +15,5 @@
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/core/ops/slot_matmul.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"

@@ -60,6 +60,9 @@ class ParameterArena {
 
   /// An owning copy of all values, shape [size()] (best-model snapshots, checkpoints).
   Tensor snapshot() const;
+  /// The same into `out`, reusing its memory when it already has shape [size()] (a training
+  /// loop that snapshots every improvement then allocates, and page-faults, only once).
+  void snapshot_into(Tensor& out) const;
   /// Copy `values` (numel == size()) back into the arena.
   void restore(const Tensor& values);
 

@@ -7,10 +7,35 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attend {
+
+namespace detail {
+/// std::allocator whose value-less construct leaves a float uninitialised, so that
+/// Tensor::uninitialized skips the zero fill (and the page faults it would cause early).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+}  // namespace detail
 
 /// Dimensions, outermost first. `{}` is a scalar.
 using Shape = std::vector<int64_t>;
@@ -32,6 +57,8 @@ class Tensor {
   Tensor(Shape shape, std::vector<float> values);
   /// A scalar.
   static Tensor scalar(float value);
+  /// A tensor of `shape` whose values are unspecified: for ops that write every element.
+  static Tensor uninitialized(Shape shape);
   /// A non-owning view of `data` (which must outlive the view).
   static Tensor view(float* data, Shape shape);
 
@@ -76,7 +103,7 @@ class Tensor {
 
   Shape shape_;
   int64_t numel_ = 0;
-  std::vector<float> owned_;
+  std::vector<float, detail::DefaultInitAllocator<float>> owned_;
   float* data_ = nullptr;
   bool view_ = false;
 };

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "attend/core/csr.hpp"
+#include "attend/core/ops/slot_matmul.hpp"
+#include "attend/core/sparse_matrix.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/node_dataset.hpp"
 
@@ -24,6 +26,20 @@ struct GraphView {
   Tensor edge_features;            ///< [E, D] by edge id; empty (rank 0) when the graph has none
   bool has_edge_features() const { return edge_features.rank() == 2; }
   int64_t num_edges() const { return static_cast<int64_t>(src.size()); }
+};
+
+/// A view's edges over (node, relation) slots. Without `for_attention` (R-GCN): the slots
+/// are the edges' (source, relation) pairs and `mean` aggregates them. With it (RGAT): the
+/// slots also hold every (destination, relation) pair and at least one slot per node (so
+/// S >= N), and `csr` runs each edge from its source slot to its destination node.
+struct RelationalIndex {
+  std::shared_ptr<const ops::RelationSlots> slots;
+  std::vector<int64_t> src_slot;  ///< [E] slot of (src, relation) by edge id
+  std::vector<int64_t> dst_slot;  ///< [E] slot of (dst, relation) by edge id (for_attention)
+  /// [N, S] (not for_attention): entry (i, slot of (j, r)) = (edges j -> i of relation r) /
+  /// (in-edges of i of relation r), so mean x = sum over r of the mean over N_i^r.
+  std::shared_ptr<const SparseMatrix> mean;
+  Csr csr;  ///< (for_attention) S rows: edge e from row src_slot[e] to row dst[e], ids kept
 };
 
 class GraphContext {
@@ -45,14 +61,12 @@ class GraphContext {
   /// the features of the edges it keeps and zeros on the self-loops it adds.
   void set_edge_features(const Tensor& features);
 
-  /// The edges of `view(self_loops)` re-indexed over relation slots, for relational layers:
-  /// slot `v * num_relations + r` stands for node v under relation r. Edge j -> i of
-  /// relation r (edge ids unchanged) goes from slot (j, r) to slot (i, r) when
-  /// `per_relation_destination`, else to row i (so rows 0..N-1 gather the in-edges of every
-  /// relation and the other rows stay empty). The Csr has N * num_relations rows. Built on
-  /// first use and cached; safe to call from several threads. Throws attend::Error when an
-  /// edge's relation is not below `num_relations`.
-  Csr relational_csr(bool self_loops, int64_t num_relations, bool per_relation_destination) const;
+  /// The edges of `view(self_loops)` over (node, relation) slots (see ops::RelationSlots),
+  /// for relational layers: only slots that edges use are projected. Built on first use and
+  /// cached; safe to call from several threads. Throws attend::Error when an edge's relation
+  /// is not below `num_relations`.
+  std::shared_ptr<const RelationalIndex> relational_index(bool self_loops, int64_t num_relations,
+                                                          bool for_attention) const;
 
   /// BFS shortest-path distances [N * N] of the plain view taken as undirected, capped at
   /// `max_distance + 1` (also for unreachable pairs); see graph::shortest_path_distances.

@@ -9,7 +9,8 @@ namespace attend::ops {
 /// max(x, 0). dx = dy where x > 0, else 0.
 Var relu(const Var& x);
 
-/// ELU (Clevert, Unterthiner & Hochreiter, 2016): x for x > 0, alpha (exp(x) - 1) otherwise.
+/// ELU (Clevert, Unterthiner & Hochreiter, 2016): x for x > 0, alpha (exp(x) - 1) otherwise,
+/// with a vectorised polynomial exp - 1 (absolute error below 3e-7).
 Var elu(const Var& x, float alpha = 1.0f);
 
 /// x for x > 0, negative_slope * x otherwise (the GAT default slope is 0.2).

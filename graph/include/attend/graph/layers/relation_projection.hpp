@@ -4,9 +4,11 @@
 /// relational layers (rgcn, rgat).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
+#include "attend/core/ops/slot_matmul.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/node_features.hpp"
 
@@ -24,10 +26,12 @@ struct RelationWeights {
   /// Glorot-initialised tensors for the shapes above, in the order weight | basis, comp.
   static std::vector<Tensor> initial(int64_t in, int64_t width, int64_t relations, int64_t bases, Rng& rng);
 
-  /// x W_r for every node and relation: [N, R, width]. With bases, x V_b is computed once
-  /// ([N, B, width]) and combined per relation by one product with comp^T, so the cost is
-  /// that of B projections plus N * width * B * R multiply-adds.
-  Var project_all(const NodeFeatures& x) const;
+  /// W [in, R * width]: `weight` itself, or with bases W_r = sum_b comp[r, b] V_b, one
+  /// product of cost in * width * B * R.
+  Var full_weight() const;
+  /// x[node] W_relation for every slot: [S, width] (ops::slot_matmul), so the cost follows
+  /// the slots the graph uses, not N * R.
+  Var project_slots(const NodeFeatures& x, std::shared_ptr<const ops::RelationSlots> slots) const;
 };
 
 }  // namespace attend::graph

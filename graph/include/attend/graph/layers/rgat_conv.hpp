@@ -41,10 +41,11 @@ struct RgatOptions {
 /// kernels, one vector per head);
 /// alpha_ij^r = softmax over ALL in-edges of i, of every relation (attention dropout after);
 /// h_i' = sum_r sum_j alpha_ij^r g_j^r; heads concatenated or averaged; + bias.
-/// The per-(node, relation) terms [N*R, H] come from ops::head_dot; two row gathers make the
-/// logits [E, H]; ops::sparse_attention (precomputed rule) runs the softmax and aggregation
-/// over GraphContext::relational_csr (sources are (node, relation) slots, destinations are
-/// nodes), so no E x H x C tensor is made. Memory: N * R * H * C for the projections.
+/// Only the (node, relation) slots that edges use are projected (ops::slot_matmul over
+/// GraphContext::relational_index); their terms [S, H] come from ops::head_dot; two row
+/// gathers make the logits [E, H]; ops::sparse_attention (precomputed rule) runs the softmax
+/// and aggregation over the index's Csr (sources are slots, destinations are nodes), so no
+/// E x H x C tensor is made. Memory: S * H * C for the projections, S <= 2 E + N.
 /// DEVIATION: with add_self_loops (default) the self-loop relation of the context takes part
 /// in the softmax like any relation (PyG's RGATConv adds no self-loops); the paper's
 /// within-relation mode and its multiplicative (ARGAT) variant are not offered.

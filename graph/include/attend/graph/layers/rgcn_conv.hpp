@@ -35,10 +35,10 @@ struct RgcnOptions {
 /// Forward (Schlichtkrull et al. 2018, Eq. 2 with 1/c_ir = 1/|N_i^r|):
 /// h_i' = sum_r sum_{j in N_i^r} W_r x_j / |N_i^r| + W_0 x_i + b over the plain view (the
 /// self-connection is the separate root weight, as in the paper; the context's self-loop
-/// relation has no edges there). The normalised sum runs on the shared sparse attention
-/// kernel as uniform attention: a Csr over (node, relation) slots (GraphContext::
-/// relational_csr) whose rows are the in-edges of one node under one relation, equal zero
-/// scores (so softmax = 1/|N_i^r|) and values x W_r; the R rows of a node are then summed.
+/// relation has no edges there). Only the (source, relation) slots that edges use are
+/// projected (ops::slot_matmul over GraphContext::relational_index, a row lookup for sparse
+/// identity inputs); one constant sparse product with the index's `mean` matrix [N, S] then
+/// sums the per-relation means.
 class RgcnConv : public NodeLayer {
  public:
   explicit RgcnConv(RgcnOptions options);

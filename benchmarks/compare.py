@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: attend's bench programs against PyTorch references.
+
+Usage: python3 benchmarks/compare.py [--quick] [--threads 2] [--build build] --json OUT.json
+
+Each side runs in a process of its own per workload and times the median of repeated runs
+inside that one invocation; each side's peak memory is the ru_maxrss of that fresh child
+(os.wait4), so neither side's inputs or allocator history leak into the other's number.
+The reference is benchmarks/reference_torch.py run with an interpreter that has torch
+(Debian's /usr/bin/python3 with python3-torch, or any python3 given by --torch-python); with
+none, attend is reported alone.
+
+Workloads
+  gat_cora        GAT layer fwd+bwd, 2708 nodes, 10556 random edges + self-loops, 1433 -> 8 x 8
+  gat_100k        GAT layer fwd+bwd, 100k nodes, 1M edges + self-loops, 128 -> 8 x 16
+  gat_1m          GAT layer fwd+bwd, 1M nodes, 10M edges + self-loops, 64 -> 4 x 16
+                  (skipped under --quick, or when the reference would not fit in memory)
+  dense_fwd_N     dense attention forward, B=1, H=8, d=64, N = 512, 2048, 4096
+  dense_fwdbwd_N  dense attention forward + backward, same shapes
+  gat_100k_scaling  attend's GAT 100k fwd+bwd at 1 thread (reference_ms column) against
+                  --threads threads (attend_ms column); speedup is the scaling ratio
+machine.gemm_gflops is attend::gemm on 2048^3 (bench_dense_attention --measure gemm).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REFERENCE = os.path.join(HERE, "reference_torch.py")
+
+
+def run_child(cmd, env):
+    """Runs cmd to completion; returns (stdout text, peak RSS in MiB) or raises."""
+    with tempfile.TemporaryFile(mode="w+") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env, text=True)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {err.strip()[-500:]}")
+        out.seek(0)
+        return out.read(), usage.ru_maxrss / 1024.0  # KiB on Linux
+
+
+def find_torch_python(given):
+    candidates = [given] if given else [sys.executable, "/usr/bin/python3", shutil.which("python3")]
+    for py in candidates:
+        if py and os.path.exists(py):
+            ok = subprocess.run([py, "-c", "import torch"], capture_output=True).returncode == 0
+            if ok:
+                return py
+    return None
+
+
+def available_mib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 1024.0
+    return float("inf")
+
+
+def load_average():
+    return os.getloadavg()[0]
+
+
+class Runner:
+    def __init__(self, args, torch_python):
+        self.args = args
+        self.torch_python = torch_python
+        self.bench_sparse = os.path.join(args.build, "benchmarks", "bench_sparse_attention")
+        self.bench_dense = os.path.join(args.build, "benchmarks", "bench_dense_attention")
+        for b in (self.bench_sparse, self.bench_dense):
+            if not os.path.exists(b):
+                sys.exit(f"{b} not found: build first (cmake --build {args.build})")
+
+    def env(self, threads):
+        e = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        if self.args.passive:
+            e["OMP_WAIT_POLICY"] = "passive"
+        return e
+
+    def attend_gat(self, shape, threads, repeats):
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            cmd = [self.bench_sparse, "--nodes", str(shape["nodes"]), "--edges", str(shape["edges"]),
+                   "--in-features", str(shape["features"]), "--heads", str(shape["heads"]),
+                   "--channels", str(shape["channels"]), "--threads", str(threads),
+                   "--repeats", str(repeats), "--training-only", "--json", j.name]
+            _, rss = run_child(cmd, self.env(threads))
+            data = json.load(open(j.name))
+        return data["results"][0]["forward_backward_ms"], rss
+
+    def attend_dense(self, n, measure, threads, repeats):
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            cmd = [self.bench_dense, "--n", str(n), "--heads", "8", "--dim", "64", "--batch", "1",
+                   "--threads", str(threads), "--repeats", str(repeats), "--measure", measure,
+                   "--json", j.name]
+            _, rss = run_child(cmd, self.env(threads))
+            data = json.load(open(j.name))
+        key = {"forward": "forward_ms", "forward_backward": "forward_backward_ms",
+               "gemm": "gemm_gflops"}[measure]
+        return data[key], rss
+
+    def reference(self, workload, extra, threads, repeats):
+        if not self.torch_python:
+            return None, None
+        cmd = [self.torch_python, REFERENCE, workload, "--threads", str(threads),
+               "--repeats", str(repeats)] + extra
+        out, rss = run_child(cmd, self.env(threads))
+        return json.loads(out.strip().splitlines()[-1])["ms"], rss
+
+
+def row(name, attend_ms, reference_ms, attend_rss, reference_rss, note=""):
+    speedup = reference_ms / attend_ms if reference_ms and attend_ms else None
+    return {"name": name, "attend_ms": attend_ms, "reference_ms": reference_ms, "speedup": speedup,
+            "attend_peak_mb": attend_rss, "reference_peak_mb": reference_rss,
+            "load_average": round(load_average(), 2), "note": note}
+
+
+def fmt(v, spec):
+    return format(v, spec) if isinstance(v, (int, float)) and v is not None else "-"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="fewer repeats, no 1M-node workload")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--build", default="build", help="attend build folder")
+    p.add_argument("--json", required=True, help="write the results here")
+    p.add_argument("--torch-python", help="interpreter with torch (default: search)")
+    p.add_argument("--passive", action="store_true",
+                   help="OMP_WAIT_POLICY=passive for both sides (automatic when the load is high)")
+    args = p.parse_args()
+    if not args.passive and load_average() > os.cpu_count():
+        args.passive = True
+        print(f"load average {load_average():.1f} > {os.cpu_count()} cores: OMP_WAIT_POLICY=passive")
+    torch_python = find_torch_python(args.torch_python)
+    if not torch_python:
+        print("no python3 with torch found: reporting attend alone")
+    runner = Runner(args, torch_python)
+    t = args.threads
+    reps = 3 if args.quick else 7
+    rows, notes = [], []
+
+    gat_shapes = [
+        ("gat_cora", dict(nodes=2708, edges=10556, features=1433, heads=8, channels=8)),
+        ("gat_100k", dict(nodes=100000, edges=1000000, features=128, heads=8, channels=16)),
+        ("gat_1m", dict(nodes=1000000, edges=10000000, features=64, heads=4, channels=16)),
+    ]
+    for name, shape in gat_shapes:
+        r = (10 if args.quick else 20) if name == "gat_cora" else (2 if args.quick else 5)
+        if name == "gat_1m":
+            if args.quick:
+                notes.append("gat_1m skipped under --quick")
+                continue
+            # The reference keeps about six [E, H, C] float tensors alive in its backward.
+            need = 6 * (shape["edges"] + shape["nodes"]) * shape["heads"] * shape["channels"] * 4 / 2**20
+            if need > 0.8 * available_mib():
+                notes.append(f"gat_1m skipped: the reference needs about {need:.0f} MiB, "
+                             f"{available_mib():.0f} MiB available")
+                continue
+            r = 2 if args.quick else 3
+        extra = ["--backward"] + [f"--{k}={v}" for k, v in shape.items()]
+        a_ms, a_rss = runner.attend_gat(shape, t, r)
+        r_ms, r_rss = runner.reference("gat", extra, t, r)
+        rows.append(row(name, a_ms, r_ms, a_rss, r_rss, "GAT layer forward+backward"))
+        print(f"  {name}: attend {a_ms:.1f} ms, reference {fmt(r_ms, '.1f')} ms", flush=True)
+
+    for n in (512, 2048, 4096):
+        for measure, tag, backward in (("forward", "fwd", []), ("forward_backward", "fwdbwd", ["--backward"])):
+            r = reps if n < 4096 else (2 if args.quick else 3)
+            a_ms, a_rss = runner.attend_dense(n, measure, t, r)
+            r_ms, r_rss = runner.reference("dense", ["--n", str(n), "--heads", "8", "--dim", "64"] + backward, t, r)
+            rows.append(row(f"dense_{tag}_{n}", a_ms, r_ms, a_rss, r_rss,
+                            f"dense attention {measure.replace('_', '+')}, B=1 H=8 d=64"))
+            print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
+
+    shape = gat_shapes[1][1]
+    r = 2 if args.quick else 5
+    one_ms, one_rss = runner.attend_gat(shape, 1, r)
+    many_ms, many_rss = runner.attend_gat(shape, t, r)
+    rows.append(row("gat_100k_scaling", many_ms, one_ms, many_rss, one_rss,
+                    f"attend only: reference_ms = 1 thread, attend_ms = {t} threads"))
+
+    gemm_gflops, _ = runner.attend_dense(2048, "gemm", t, 3)
+    for x in rows:  # attend's dense rate against the GEMM peak
+        if x["name"].startswith("dense_"):
+            _, tag, n = x["name"].split("_")
+            flops = 4.0 * 8 * int(n) ** 2 * 64 * (3.5 if tag == "fwdbwd" else 1.0)
+            x["attend_gflops"] = flops / (x["attend_ms"] * 1e-3) * 1e-9
+            x["attend_percent_of_gemm"] = 100.0 * x["attend_gflops"] / gemm_gflops
+    machine = {"threads": t, "gemm_gflops": gemm_gflops, "cores": os.cpu_count(),
+               "load_average": round(load_average(), 2), "omp_wait_policy_passive": args.passive,
+               "reference_python": torch_python}
+
+    print(f"\n{'workload':<18} {'attend ms':>10} {'ref ms':>10} {'speedup':>8} "
+          f"{'attend MiB':>11} {'ref MiB':>9} {'load':>5}")
+    for x in rows:
+        print(f"{x['name']:<18} {fmt(x['attend_ms'], '10.2f')} {fmt(x['reference_ms'], '10.2f')} "
+              f"{fmt(x['speedup'], '8.2f')} {fmt(x['attend_peak_mb'], '11.0f')} "
+              f"{fmt(x['reference_peak_mb'], '9.0f')} {x['load_average']:5.1f}")
+    print(f"gemm 2048^3: {gemm_gflops:.1f} GFLOP/s on {t} threads (flops: dense forward "
+          f"4 B H N^2 d, forward+backward 3.5 x that)")
+    for x in rows:
+        if "attend_gflops" in x:
+            print(f"  {x['name']}: {x['attend_gflops']:.1f} GFLOP/s = {x['attend_percent_of_gemm']:.0f} % of gemm")
+    for n in notes:
+        print("note:", n)
+    with open(args.json, "w") as f:
+        json.dump({"workloads": rows, "machine": machine, "notes": notes}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

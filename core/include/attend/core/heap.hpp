@@ -1,0 +1,13 @@
+#pragma once
+/// Heap tuning for programs that allocate and free the same large tensors every step.
+
+namespace attend {
+
+/// Asks glibc malloc to serve blocks below 32 MiB from the heap and to keep up to 256 MiB
+/// of freed memory at its top instead of returning it to the kernel. A training step then
+/// reuses the pages of the previous step: no fresh mmap, no page faults, no kernel zeroing
+/// (about a tenth of the CPU time of a small GAT epoch otherwise). Peak memory is unchanged
+/// up to fragmentation. Programs call it once at start; a no-op on other C libraries.
+void keep_freed_memory();
+
+}  // namespace attend
