@@ -7,7 +7,8 @@ For every family the script runs `attend contacts predict` (both methods) and, w
 --parprof evfold` and `--parprof psicov` on the same alignment in PSICOV `.aln` form
 (FASTA/A3M/Stockholm inputs are converted on the fly: insertions dropped, first sequence as
 the query). Every prediction is scored by `attend contacts eval --json` against the family's
-contacts TSV, and the table shows long-range P@L/5 and P@L/2 and the wall time of each run.
+contacts TSV, and the table shows long-range P@L/5 and P@L/2, the wall time and the CPU time (user +
+system, which tells more than wall time on a shared machine) of each run.
 
 Families: the sets in the folder given by --families-dir (default: the repository's
 data/proteins), one sub-folder per set with FAMILIES.tsv (column `id`), the alignment in
@@ -20,6 +21,7 @@ import argparse
 import gzip
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -104,9 +106,14 @@ def to_psicov(msa, out):
 
 
 def run_timed(cmd, **kw):
+    """Run `cmd`; returns the process and its wall time. The CPU time of the child (user +
+    system) is kept in run_timed.cpu, which tells more than wall time on a busy machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run_timed.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
     return proc, seconds
@@ -177,11 +184,13 @@ def main():
                         _, seconds = run_timed([args.attend, "--threads", str(args.threads), "contacts", "predict",
                                                 "--msa", msa, "--method", method, "--out", prefix, "--quiet"])
                         pred = f"{prefix}.h5"
+                        cpu = run_timed.cpu
                     else:
                         pred = work / f"{fid}.{method}.mat"
                         seconds = freecontact_matrix(aln, method, length, args.threads, pred)
+                        cpu = run_timed.cpu
                     p = evaluate(args.attend, pred, truth, work)
-                    row.update(seconds=seconds, long_l5=p["long"]["P@L/5"], long_l2=p["long"]["P@L/2"],
+                    row.update(seconds=seconds, cpu_seconds=cpu, long_l5=p["long"]["P@L/5"], long_l2=p["long"]["P@L/2"],
                                precision=p)
                 except RuntimeError as e:
                     row["error"] = str(e)
@@ -189,18 +198,19 @@ def main():
                 results.append(row)
                 if "error" not in row:
                     print(f"{fid:10s} {method:9s} long P@L/5 {row['long_l5']:.3f}  P@L/2 {row['long_l2']:.3f}  "
-                          f"{row['seconds']:7.1f} s", file=sys.stderr)
+                          f"{row['seconds']:7.1f} s (cpu {row['cpu_seconds']:.1f} s)", file=sys.stderr)
 
     print(f"\nthreads {args.threads}, load average at start {load:.2f}")
-    header = f"{'family':10s} {'L':>4s} " + " ".join(f"{m + ' L/5':>12s} {'L/2':>6s} {'s':>6s}" for m in methods)
+    header = f"{'family':10s} {'L':>4s} " + " ".join(f"{m + ' L/5':>12s} {'L/2':>6s} {'s':>6s} {'cpu':>6s}"
+                                                       for m in methods)
     print(header)
     for fid, _, _ in fams:
         cells = []
         length = next(r["L"] for r in results if r["family"] == fid)
         for m in methods:
             r = next(r for r in results if r["family"] == fid and r["method"] == m)
-            cells.append(f"{'error':>12s} {'':>6s} {'':>6s}" if "error" in r else
-                         f"{r['long_l5']:12.3f} {r['long_l2']:6.3f} {r['seconds']:6.1f}")
+            cells.append(f"{'error':>12s} {'':>6s} {'':>6s} {'':>6s}" if "error" in r else
+                         f"{r['long_l5']:12.3f} {r['long_l2']:6.3f} {r['seconds']:6.1f} {r['cpu_seconds']:6.1f}")
         print(f"{fid:10s} {length:4d} " + " ".join(cells))
     if args.json:
         with open(args.json, "w") as f:
