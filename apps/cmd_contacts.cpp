@@ -1,11 +1,255 @@
-// `attend contacts`: listed so that --help shows the whole program; not implemented yet.
+// `attend contacts predict|eval`: unsupervised residue-contact prediction from one alignment
+// (the `potts` and `factored` methods), written as .h5, .mat, .rr and .png, and the CASP
+// precision of any prediction file against a structure or a contacts TSV.
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "attend/bio/alignment.hpp"
+#include "attend/bio/contact_metrics.hpp"
+#include "attend/bio/contact_readers.hpp"
+#include "attend/bio/contact_truth.hpp"
+#include "attend/bio/contact_writers.hpp"
+#include "attend/bio/factored_attention.hpp"
+#include "attend/bio/pdb_reader.hpp"
+#include "attend/bio/potts_predictor.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/progress.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 
 namespace attend::cli {
 
+namespace {
+
+/// Where the true contacts come from (at most one of the two).
+struct TruthArgs {
+  std::string pdb, chain, tsv;
+};
+
+struct PredictArgs {
+  std::string msa, format = "auto", query, method = "potts", out, json;
+  TruthArgs truth;
+  bool quiet = false;
+  // Model knobs (0 / negative: the method's default).
+  int64_t heads = 0;
+  int max_iterations = 0;
+  double lambda_pair_factor = -1.0;
+  uint64_t seed = 0;
+};
+
+struct EvalArgs {
+  std::string pred, json;
+  TruthArgs truth;
+};
+
+void add_truth_options(CLI::App* app, TruthArgs& t) {
+  CLI::Option* pdb = app->add_option("--pdb", t.pdb, "Native structure (PDB; C-beta < 8 A contacts)")->type_name("FILE");
+  app->add_option("--chain", t.chain, "Chain of --pdb (default: the first)")->type_name("C")->needs(pdb);
+  app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb);
+}
+
+/// The truth for a query of length L (letters, or empty when unknown), or nothing when neither
+/// --pdb nor --truth was given.
+std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L) {
+  std::optional<bio::ContactMap> truth;
+  if (!t.tsv.empty()) {
+    truth = bio::read_contacts_tsv(t.tsv);
+    if (truth->length() != L) {
+      throw InputError(t.tsv, 0, "the contacts cover " + std::to_string(truth->length()) +
+                                     " positions, the prediction " + std::to_string(L));
+    }
+  } else if (!t.pdb.empty()) {
+    std::string sequence = query;
+    if (sequence.empty()) {  // a bare matrix: positions are the chain's residues
+      sequence = bio::read_pdb_chain(t.pdb, t.chain).sequence();
+      if (static_cast<int64_t>(sequence.size()) != L) {
+        throw InputError(t.pdb, 0, "the prediction records no sequence and its length " + std::to_string(L) +
+                                       " differs from the chain's " + std::to_string(sequence.size()) +
+                                       " residues; use --truth or the .h5/.rr prediction");
+      }
+    }
+    truth = bio::contacts_from_pdb(t.pdb, sequence, t.chain);
+  }
+  return truth;
+}
+
+nlohmann::json range_json(const bio::RangePrecision& r) {
+  return {{"P@L", r.top_l}, {"P@L/2", r.top_l2}, {"P@L/5", r.top_l5}};
+}
+
+/// {"L", "short", "medium", "long"} with P@L, P@L/2, P@L/5 per range.
+nlohmann::json precision_json(const bio::ContactPrecision& p) {
+  return {{"L", p.length},
+          {"short", range_json(p.short_range)},
+          {"medium", range_json(p.medium_range)},
+          {"long", range_json(p.long_range)}};
+}
+
+void print_precision(const bio::ContactPrecision& p, std::ostream& out) {
+  out << "range    separation  P@L    P@L/2  P@L/5  pairs  contacts\n";
+  const auto row = [&](const char* name, const char* sep, const bio::RangePrecision& r) {
+    out << std::left << std::setw(9) << name << std::setw(12) << sep << std::right << std::fixed
+        << std::setprecision(3) << r.top_l << "  " << r.top_l2 << "  " << r.top_l5 << "  " << std::setw(5)
+        << r.evaluable_pairs << "  " << std::setw(8) << r.true_contacts << '\n';
+  };
+  row("short", "6-11", p.short_range);
+  row("medium", "12-23", p.medium_range);
+  row("long", ">=24", p.long_range);
+  out.unsetf(std::ios::floatfield);
+}
+
+/// Shows fits that run longer than a second as a progress line on `err`.
+class FitProgress {
+ public:
+  FitProgress(int max_iterations, bool quiet, std::ostream& err)
+      : max_iterations_(max_iterations), quiet_(quiet), err_(err) {}
+
+  bio::PottsProgressCallback callback() {
+    return [this](const bio::PottsProgress& p) {
+      if (quiet_ || (!line_ && p.seconds < 1.0)) return;
+      if (!line_) {
+        ProgressOptions options;
+        options.out = &err_;
+        options.every = 25;
+        line_ = std::make_unique<ProgressLine>("iteration", max_iterations_, options);
+      }
+      line_->update(p.iteration, {{"objective", p.objective}, {"|grad|", p.gradient_norm}});
+    };
+  }
+  void finish() {
+    if (line_) line_->finish();
+  }
+
+ private:
+  int max_iterations_;
+  bool quiet_;
+  std::ostream& err_;
+  std::unique_ptr<ProgressLine> line_;
+};
+
+int run_predict(const PredictArgs& a, Context& ctx) {
+  if (a.method != "potts" && a.method != "factored") {
+    throw InputError("unknown --method '" + a.method + "' (choose potts or factored)");
+  }
+  const std::filesystem::path prefix(a.out);
+  if (!prefix.parent_path().empty() && !std::filesystem::is_directory(prefix.parent_path())) {
+    throw InputError(a.out, 0, "the output directory does not exist");
+  }
+  const bio::Alignment alignment = bio::read_alignment(a.msa, bio::parse_alignment_format(a.format), a.query);
+  const int64_t L = alignment.length;
+  if (L < 3) throw InputError(a.msa, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
+  const std::string query = alignment.sequence(0);
+  // Read the truth before the fit so that a bad file fails fast.
+  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L);
+
+  bio::ContactPrediction prediction;
+  prediction.query = query;
+  prediction.method = a.method;
+  bio::PottsResult result;
+  if (a.heads < 0 || a.max_iterations < 0) throw InputError("--heads and --max-iterations must be positive");
+  if (a.method == "potts") {
+    bio::PottsOptions options;
+    if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
+    if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
+    FitProgress progress(options.optimizer.max_iterations, a.quiet, ctx.err);
+    result = bio::predict_contacts_potts(alignment, options, progress.callback());
+    progress.finish();
+    prediction.parameters = bio::potts_parameters(options, result);
+  } else {
+    bio::FactoredOptions options;
+    if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
+    if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
+    if (a.heads > 0) options.n_heads = a.heads;
+    options.seed = a.seed;
+    FitProgress progress(options.optimizer.max_iterations, a.quiet, ctx.err);
+    result = bio::predict_contacts_factored(alignment, options, progress.callback());
+    progress.finish();
+    prediction.parameters = bio::factored_parameters(options, result);
+  }
+  prediction.scores = result.scores;
+
+  const std::string base = a.out;
+  bio::write_contacts_h5(base + ".h5", prediction);
+  bio::write_scores_mat(base + ".mat", prediction.scores);
+  bio::RrOptions rr;
+  rr.target = alignment.names.front();
+  rr.method = "attend contacts " + a.method;
+  bio::write_casp_rr(base + ".rr", prediction.scores, query, rr);
+  bio::ContactPngOptions png;
+  if (truth) png.truth = &*truth;
+  bio::write_contact_png(base + ".png", prediction.scores, png);
+
+  ctx.out << a.method << ": L " << L << ", " << result.num_sequences << " sequences, N_eff " << std::fixed
+          << std::setprecision(1) << result.n_eff << ", " << result.iterations << " iterations ("
+          << attend::to_string(result.status) << "), " << std::setprecision(2) << result.seconds << " s\n";
+  ctx.out.unsetf(std::ios::floatfield);
+  ctx.out << "wrote " << base << ".h5, .mat, .rr, .png\n";
+  nlohmann::json json = {{"method", a.method},
+                         {"L", L},
+                         {"num_sequences", result.num_sequences},
+                         {"n_eff", result.n_eff},
+                         {"iterations", result.iterations},
+                         {"seconds", result.seconds},
+                         {"files", {base + ".h5", base + ".mat", base + ".rr", base + ".png"}}};
+  if (truth) {
+    const bio::ContactPrecision p = bio::evaluate_contacts(prediction.scores, *truth);
+    print_precision(p, ctx.out);
+    json["precision"] = precision_json(p);
+  }
+  if (!a.json.empty()) write_json_file(a.json, json);
+  return 0;
+}
+
+int run_eval(const EvalArgs& a, Context& ctx) {
+  if (a.truth.pdb.empty() && a.truth.tsv.empty()) throw InputError("contacts eval needs --pdb FILE or --truth FILE.tsv");
+  std::string query;
+  const Tensor scores = bio::read_prediction(a.pred, &query);  // [L, L]
+  const int64_t L = scores.dim(0);
+  if (!query.empty() && static_cast<int64_t>(query.size()) != L) {
+    throw InputError(a.pred, 0, "the sequence has " + std::to_string(query.size()) + " residues, the scores " +
+                                    std::to_string(L));
+  }
+  const bio::ContactPrecision p = bio::evaluate_contacts(scores, *load_truth(a.truth, query, L));
+  print_precision(p, ctx.out);
+  if (!a.json.empty()) write_json_file(a.json, precision_json(p));
+  return 0;
+}
+
+}  // namespace
+
 Command add_contacts_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("contacts", "Predict protein residue contacts from an alignment (not yet available)");
-  return {app, not_yet_available("contacts", context)};
+  CLI::App* app = parent.add_subcommand("contacts", "Predict protein residue contacts from an alignment; evaluate predictions");
+  app->require_subcommand(1);
+
+  auto p = std::make_shared<PredictArgs>();
+  CLI::App* predict = app->add_subcommand("predict", "Fit an unsupervised model to one alignment; write PREFIX.{h5,mat,rr,png}");
+  predict->add_option("--msa", p->msa, "Alignment (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
+      ->required()->type_name("FILE");
+  predict->add_option("--format", p->format, "auto, a3m, fasta, psicov or stockholm")->capture_default_str();
+  predict->add_option("--query", p->query, "Name of the query sequence (default: the first)")->type_name("NAME");
+  predict->add_option("--method", p->method, "potts (CCMpred pseudo-likelihood) or factored (factored attention)")
+      ->capture_default_str();
+  predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX");
+  add_truth_options(predict, p->truth);
+  predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE");
+  predict->add_option("--heads", p->heads, "factored: attention heads (default 16)");
+  predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)");
+  predict->add_option("--lambda-pair-factor", p->lambda_pair_factor,
+                      "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)");
+  predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->capture_default_str();
+  predict->add_flag("--quiet", p->quiet, "No progress line");
+
+  auto e = std::make_shared<EvalArgs>();
+  CLI::App* eval = app->add_subcommand("eval", "Precision at L, L/2, L/5 by sequence separation (CASP ranges)");
+  eval->add_option("--pred", e->pred, "Prediction: PREFIX.h5, .mat or .rr")->required()->type_name("FILE");
+  add_truth_options(eval, e->truth);
+  eval->add_option("--json", e->json, "Write the precision table as JSON")->type_name("FILE");
+
+  auto run = [&context, predict, p, e]() { return predict->parsed() ? run_predict(*p, context) : run_eval(*e, context); };
+  return {app, run};
 }
 
 }  // namespace attend::cli

@@ -1,24 +1,32 @@
-// `attend convert`: datasets to HDF5. This file only declares the options and dispatches;
-// each kind of input is converted in its own file (convert_graph.cpp).
+// `attend convert`: datasets to HDF5. This file only declares the shared `--to` and
+// dispatches on the input given; each kind of input is converted in its own file
+// (convert_graph.cpp for graphs, convert_msa.cpp for alignments).
 #include <memory>
 
 #include "attend/core/error.hpp"
 #include "commands.hpp"
 #include "convert_graph.hpp"
+#include "convert_msa.hpp"
 
 namespace attend::cli {
 
 Command add_convert_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("convert", "Convert datasets to HDF5 (graphs: attend.graph)");
+  CLI::App* app = parent.add_subcommand("convert", "Convert datasets to HDF5 (graphs: attend.graph; alignments: attend.alignment)");
+  auto to = std::make_shared<std::string>();
+  app->add_option("--to", *to, "Output HDF5 file (written atomically)")->required()->type_name("FILE");
   auto g = std::make_shared<ConvertGraphArgs>();
   app->add_option("--graph", g->graph, "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS) or .h5")
       ->type_name("PATH");
   app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE");
-  app->add_option("--to", g->to, "Output HDF5 file (written atomically)")->required()->type_name("FILE");
+  auto msa = add_convert_msa_options(app);
 
-  auto run = [&context, g]() {
-    if (!g->graph.empty() || !g->triples.empty()) return convert_graph(*g, context);
-    throw InputError("nothing to convert: give --graph or --msa");
+  auto run = [&context, to, g, msa]() {
+    const bool graph = !g->graph.empty() || !g->triples.empty();
+    if (graph && !msa->msa.empty()) throw InputError("give either a graph (--graph/--triples) or an alignment (--msa), not both");
+    if (!msa->msa.empty()) return run_convert_msa(*msa, *to, context);
+    if (!graph) throw InputError("nothing to convert: give --graph, --triples or --msa");
+    g->to = *to;
+    return convert_graph(*g, context);
   };
   return {app, run};
 }

@@ -32,9 +32,11 @@ struct Command {
 Command add_layers_command(CLI::App& parent, Context& context);
 /// `attend node-classify train|predict`: train graph node classifiers, predict with them.
 Command add_node_classify_command(CLI::App& parent, Context& context);
-/// `attend contacts`: protein residue contact prediction (not yet available).
+/// `attend contacts predict|eval`: unsupervised residue-contact prediction from an alignment,
+/// and the precision of a prediction against a structure or a contacts TSV.
 Command add_contacts_command(CLI::App& parent, Context& context);
-/// `attend convert`: datasets to HDF5 (`--graph`, `--triples`; see convert_graph.hpp).
+/// `attend convert --to OUT.h5`: datasets to HDF5 (graphs: --graph/--triples, convert_graph.hpp;
+/// alignments: --msa, convert_msa.hpp).
 Command add_convert_command(CLI::App& parent, Context& context);
 /// `attend bench`: benchmarks of the kernels and layers (not yet available).
 Command add_bench_command(CLI::App& parent, Context& context);

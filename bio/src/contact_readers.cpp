@@ -64,7 +64,7 @@ Tensor read_scores_mat(const std::string& path) {
   return Tensor({L, L}, std::move(values));
 }
 
-Tensor read_casp_rr(const std::string& path) {
+Tensor read_casp_rr(const std::string& path, std::string* sequence_out) {
   io::LineReader reader(path);
   struct Entry {
     int64_t i, j;
@@ -111,6 +111,7 @@ Tensor read_casp_rr(const std::string& path) {
     scores[e.i * L + e.j] = e.p;
     scores[e.j * L + e.i] = e.p;
   }
+  if (sequence_out != nullptr) *sequence_out = sequence;
   return scores;
 }
 
@@ -134,13 +135,18 @@ ContactPrediction read_contacts_h5(const std::string& path) {
   return prediction;
 }
 
-Tensor read_prediction(const std::string& path) {
-  if (is_hdf5(path)) return read_contacts_h5(path).scores;
+Tensor read_prediction(const std::string& path, std::string* query) {
+  if (query != nullptr) query->clear();
+  if (is_hdf5(path)) {
+    ContactPrediction prediction = read_contacts_h5(path);
+    if (query != nullptr) *query = prediction.query;
+    return std::move(prediction.scores);
+  }
   io::LineReader reader(path);
   std::string line;
   while (reader.next(line)) {
     if (blank_or_comment(line)) continue;
-    if (line.rfind("PFRMAT", 0) == 0) return read_casp_rr(path);
+    if (line.rfind("PFRMAT", 0) == 0) return read_casp_rr(path, query);
     break;
   }
   return read_scores_mat(path);

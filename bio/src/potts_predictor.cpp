@@ -1,13 +1,12 @@
 #include "attend/bio/potts_predictor.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <limits>
 
 #include "attend/bio/apc.hpp"
 #include "attend/bio/potts_model.hpp"
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
+#include "fitted_scores.hpp"
 
 namespace attend::bio {
 
@@ -48,17 +47,7 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
   result.objective = fit.objective;
 
   const Tensor fitted = average_product_correction(coupling_norms(objective.couplings(x.data())));
-  const int64_t L = alignment.length;
-  const int64_t kept = a.length;
-  float lowest = std::numeric_limits<float>::max();
-  for (int64_t i = 0; i < kept; ++i)
-    for (int64_t j = 0; j < kept; ++j)
-      if (i != j) lowest = std::min(lowest, fitted[i * kept + j]);
-  result.scores = Tensor({L, L}, lowest);  // [L, L]
-  for (int64_t i = 0; i < L; ++i) result.scores[i * L + i] = 0.0f;
-  for (int64_t i = 0; i < kept; ++i)
-    for (int64_t j = 0; j < kept; ++j)
-      if (i != j) result.scores[filtered.columns[i] * L + filtered.columns[j]] = fitted[i * kept + j];
+  result.scores = detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
   result.seconds = elapsed();
   return result;
 }

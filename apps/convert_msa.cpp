@@ -1,0 +1,45 @@
+#include "convert_msa.hpp"
+
+#include <iomanip>
+
+#include "attend/bio/alignment_h5.hpp"
+#include "attend/bio/potts_predictor.hpp"
+#include "attend/bio/sequence_weights.hpp"
+#include "attend/core/error.hpp"
+
+namespace attend::cli {
+
+std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert) {
+  auto args = std::make_shared<ConvertMsaArgs>();
+  convert->add_option("--msa", args->msa, "Alignment to convert (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
+      ->type_name("FILE");
+  convert->add_option("--format", args->format, "Alignment format: auto, a3m, fasta, psicov or stockholm")
+      ->capture_default_str();
+  convert->add_option("--query", args->query, "Name of the query sequence (default: the first)")->type_name("NAME");
+  convert->add_flag("--with-scores", args->with_scores, "Also store the potts (APC) contact scores");
+  return args;
+}
+
+int run_convert_msa(const ConvertMsaArgs& args, const std::string& to, Context& context) {
+  bio::AlignmentFeatures f;
+  f.alignment = bio::read_alignment(args.msa, bio::parse_alignment_format(args.format), args.query);
+  f.identity_threshold = bio::kDefaultIdentityThreshold;
+  f.weights = bio::sequence_weights(f.alignment, f.identity_threshold);
+  f.n_eff = bio::effective_sequences(f.weights);
+  if (args.with_scores) {
+    if (f.alignment.length < 3) throw InputError(args.msa, 0, "--with-scores needs at least 3 columns");
+    const bio::PottsOptions options;
+    const bio::PottsResult result = bio::predict_contacts_potts(f.alignment, options);
+    f.scores = result.scores;
+    f.scores_method = "potts";
+    f.scores_parameters = bio::potts_parameters(options, result);
+  }
+  bio::write_alignment_h5(to, f);
+  context.out << "wrote " << to << ": " << f.alignment.num_sequences() << " sequences x " << f.alignment.length
+              << " columns, N_eff " << std::fixed << std::setprecision(1) << f.n_eff
+              << (args.with_scores ? ", potts scores" : "") << "\n";
+  context.out.unsetf(std::ios::floatfield);
+  return 0;
+}
+
+}  // namespace attend::cli

@@ -1,0 +1,75 @@
+#include "attend/bio/alignment_h5.hpp"
+
+#include "attend/bio/alphabet.hpp"
+#include "attend/core/atomic_file.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/hdf5_file.hpp"
+
+namespace attend::bio {
+
+void write_alignment_h5(const std::string& path, const AlignmentFeatures& features) {
+  const Alignment& a = features.alignment;
+  const int64_t N = a.num_sequences(), L = a.length;
+  ATTEND_CHECK(static_cast<int64_t>(features.weights.size()) == N,
+               "expected " << N << " weights, got " << features.weights.size());
+  ATTEND_CHECK(features.scores.numel() == 0 || features.scores.shape() == (Shape{L, L}),
+               "scores must be [" << L << ", " << L << "], got " << shape_to_string(features.scores.shape()));
+  AtomicOutput output(path);
+  {
+    Hdf5File file = Hdf5File::create(output.temp_path(), kAlignmentSchema, kAlignmentSchemaVersion);
+    file.write_int32("/codes", std::vector<int32_t>(a.codes.begin(), a.codes.end()), {N, L});  // [N, L]
+    file.write_tensor("/weights", Tensor({N}, features.weights));                            // [N]
+    file.write_strings("/names", a.names);
+    file.write_string("/query", a.sequence(a.query));
+    file.set_attr("/", "length", L);
+    file.set_attr("/", "num_sequences", N);
+    file.set_attr("/", "n_eff", features.n_eff);
+    file.set_attr("/", "identity_threshold", features.identity_threshold);
+    file.set_attr("/", "query_index", a.query);
+    file.set_attr("/", "alphabet", std::string(kAminoAcids) + "-");
+    if (features.scores.numel() > 0) {
+      file.write_tensor("/scores", features.scores);  // [L, L]
+      file.write_string("/scores_config", features.scores_parameters.dump());
+      file.set_attr("/", "scores_method", features.scores_method);
+    }
+    file.close();
+  }
+  output.commit();
+}
+
+AlignmentFeatures read_alignment_h5(const std::string& path) {
+  const Hdf5File file = Hdf5File::open(path);
+  file.require_schema(kAlignmentSchema, kAlignmentSchemaVersion);
+  AlignmentFeatures f;
+  Alignment& a = f.alignment;
+  Shape shape;
+  const std::vector<int32_t> codes = file.read_int32("/codes", &shape);
+  if (shape.size() != 2) throw InputError(path, 0, "dataset '/codes': expected [N, L], got " + shape_to_string(shape));
+  a.length = shape[1];
+  a.codes.reserve(codes.size());
+  for (int32_t c : codes) {
+    if (c < 0 || c >= kNumStates) throw InputError(path, 0, "dataset '/codes': code " + std::to_string(c) + " out of range");
+    a.codes.push_back(static_cast<uint8_t>(c));
+  }
+  a.names = file.read_strings("/names");
+  const Tensor weights = file.read_tensor("/weights");
+  f.weights.assign(weights.data(), weights.data() + weights.numel());
+  if (static_cast<int64_t>(a.names.size()) != shape[0] || static_cast<int64_t>(f.weights.size()) != shape[0]) {
+    throw InputError(path, 0, "'/names' and '/weights' must have one entry per row of '/codes'");
+  }
+  a.query = file.get_attr_int64("/", "query_index");
+  f.n_eff = file.get_attr_double("/", "n_eff");
+  f.identity_threshold = file.get_attr_double("/", "identity_threshold");
+  if (file.exists("/scores")) {
+    f.scores = file.read_tensor("/scores");
+    f.scores_method = file.get_attr_string("/", "scores_method");
+    try {
+      f.scores_parameters = nlohmann::json::parse(file.read_string("/scores_config"));
+    } catch (const nlohmann::json::parse_error& error) {
+      throw InputError(path, 0, std::string("dataset '/scores_config': expected JSON (") + error.what() + ")");
+    }
+  }
+  return f;
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,188 @@
+#include "attend/bio/factored_attention.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "attend/bio/alphabet.hpp"
+#include "attend/bio/apc.hpp"
+#include "attend/bio/pseudo_likelihood.hpp"
+#include "attend/bio/sequence_weights.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/ops/dense_attention.hpp"
+#include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/random.hpp"
+#include "fitted_scores.hpp"
+
+namespace attend::bio {
+
+namespace {
+
+constexpr int kS = kNumStates;
+constexpr int kF = PottsObjective::kFieldStates;
+
+// The parameters of one fit as leaves of the tape, and their place in the flat L-BFGS vector:
+// fields [L, 20], query [1, H, L, d], key [1, H, L, d], value [H, 21, 21], in that order.
+struct FactoredParameters {
+  Var fields, query, key, value;
+
+  std::vector<Var> all() const { return {fields, query, key, value}; }
+
+  static FactoredParameters make(int64_t L, int64_t H, int64_t d) {
+    return {Var(Tensor({L, kF}), true), Var(Tensor({1, H, L, d}), true), Var(Tensor({1, H, L, d}), true),
+            Var(Tensor({H, kS, kS}), true)};
+  }
+  int64_t size() const {
+    int64_t n = 0;
+    for (const Var& v : all()) n += v.value().numel();
+    return n;
+  }
+  void load(const float* x) {
+    for (Var v : all()) {
+      Tensor& t = v.value();
+      std::memcpy(t.data(), x, static_cast<std::size_t>(t.numel()) * sizeof(float));
+      x += t.numel();
+      v.zero_grad();
+    }
+  }
+  void store_grad(float* g) const {
+    for (const Var& v : all()) {
+      const Tensor& t = v.grad();
+      std::memcpy(g, t.data(), static_cast<std::size_t>(t.numel()) * sizeof(float));
+      g += t.numel();
+    }
+  }
+};
+
+}  // namespace
+
+Var factored_couplings(const Var& query, const Var& key, const Var& value) {
+  ATTEND_CHECK(query.value().rank() == 4 && query.dim(0) == 1 && query.shape() == key.shape(),
+               "query and key must both be [1, H, L, d], got " << shape_to_string(query.shape()) << " and "
+                                                              << shape_to_string(key.shape()));
+  const int64_t H = query.dim(1), L = query.dim(2);
+  ATTEND_CHECK(value.shape() == (Shape{H, kS, kS}),
+               "value must be [" << H << ", 21, 21], got " << shape_to_string(value.shape()));
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  Tensor diagonal({1, 1, L, L});  // [1, 1, L, L]: -inf on i == j
+  Tensor identity({1, H, L, L});  // [1, H, L, L]: values e_j, so the output row i is A[i, :]
+  for (int64_t i = 0; i < L; ++i) diagonal[i * L + i] = -kInf;
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < L; ++i) identity[(h * L + i) * L + i] = 1.0f;
+  ops::DenseAttentionOptions options;
+  options.biases = {Var(std::move(diagonal))};
+  const Var attention = ops::dense_attention(query, key, Var(std::move(identity)), options);  // [1, H, L, L]
+  const Var per_pair = ops::reshape(ops::permute(attention, {0, 2, 3, 1}), {L * L, H});  // [L * L, H]
+  const Var w = ops::matmul(per_pair, ops::reshape(value, {H, kS * kS}));               // [L * L, 441]
+  return ops::reshape(w, {L, L, kS, kS});                                               // [L, L, 21, 21]
+}
+
+PottsResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options,
+                                      const PottsProgressCallback& progress) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  if (options.n_heads < 1 || options.c_hidden < 1) {
+    throw InputError("factored attention needs at least one head and c_hidden >= 1");
+  }
+
+  FilteredAlignment filtered = filter_alignment(alignment, options.filter);
+  const Alignment& a = filtered.alignment;
+  ATTEND_CHECK(a.length >= 3, "the factored predictor needs at least 3 columns, got " << a.length);
+  std::vector<float> weights =
+      options.identity_threshold >= 1.0
+          ? std::vector<float>(static_cast<std::size_t>(a.num_sequences()), 1.0f)
+          : sequence_weights(a, options.identity_threshold);
+
+  PottsResult result;
+  result.columns = filtered.columns;
+  result.num_sequences = a.num_sequences();
+  result.n_eff = effective_sequences(weights);
+  result.lambda_pair = ccmpred_lambda_pair(a.length, options.lambda_pair_factor);
+  PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
+
+  const int64_t L = a.length, H = options.n_heads, d = options.c_hidden;
+  FactoredParameters params = FactoredParameters::make(L, H, d);
+  std::vector<float> x(static_cast<std::size_t>(params.size()), 0.0f);
+  {
+    const std::vector<float> potts_start = objective.initial_parameters();  // fields first
+    std::copy(potts_start.begin(), potts_start.begin() + L * kF, x.begin());
+    Rng rng(options.seed);
+    const auto qk_end = x.begin() + L * kF + 2 * H * L * d;
+    for (auto it = x.begin() + L * kF; it != qk_end; ++it) *it = static_cast<float>(options.init_std) * rng.normal();
+  }
+
+  const LbfgsObjective f = [&](const float* v, float* g) {
+    params.load(v);
+    double value = 0.0;
+    Var loss = potts_pseudo_likelihood(objective, params.fields,
+                                       factored_couplings(params.query, params.key, params.value), &value);
+    loss.backward();
+    params.store_grad(g);
+    return value;
+  };
+  const LbfgsCallback callback = [&](const LbfgsProgress& p) {
+    if (progress) progress({p.iteration, p.evaluations, p.objective, p.gradient_norm, elapsed()});
+    return true;
+  };
+  const LbfgsResult fit = lbfgs_minimize(x, f, options.optimizer, callback);
+  result.status = fit.status;
+  result.iterations = fit.iterations;
+  result.evaluations = fit.evaluations;
+  result.objective = fit.objective;
+
+  Tensor couplings;
+  {
+    NoGradGuard no_grad;
+    params.load(x.data());
+    couplings = factored_couplings(params.query, params.key, params.value).value();  // [L, L, 21, 21]
+  }
+  // Score the symmetric part J that the pseudo-likelihood saw.
+  Tensor symmetric({L, L, kS, kS});  // [L, L, 21, 21]
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t j = 0; j < L; ++j) {
+      const float* w_ij = couplings.data() + (i * L + j) * kS * kS;
+      const float* w_ji = couplings.data() + (j * L + i) * kS * kS;
+      float* out = symmetric.data() + (i * L + j) * kS * kS;
+      for (int p = 0; p < kS; ++p)
+        for (int q = 0; q < kS; ++q) out[p * kS + q] = 0.5f * (w_ij[p * kS + q] + w_ji[q * kS + p]);
+    }
+  const Tensor fitted = average_product_correction(coupling_norms(symmetric));
+  result.scores = detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
+  result.seconds = elapsed();
+  return result;
+}
+
+nlohmann::json factored_parameters(const FactoredOptions& options, const PottsResult& result) {
+  return {
+      {"n_heads", options.n_heads},
+      {"c_hidden", options.c_hidden},
+      {"init_std", options.init_std},
+      {"seed", options.seed},
+      {"identity_threshold", options.identity_threshold},
+      {"lambda_single", options.lambda_single},
+      {"lambda_pair_factor", options.lambda_pair_factor},
+      {"lambda_pair", result.lambda_pair},
+      {"max_sequence_gap_fraction", options.filter.max_sequence_gap_fraction},
+      {"max_depth", options.filter.max_depth},
+      {"max_column_gap_fraction", options.filter.max_column_gap_fraction},
+      {"optimizer", "lbfgs"},
+      {"lbfgs_history", options.optimizer.history},
+      {"max_iterations", options.optimizer.max_iterations},
+      {"epsilon", options.optimizer.epsilon},
+      {"past", options.optimizer.past},
+      {"num_sequences", result.num_sequences},
+      {"num_columns", static_cast<int64_t>(result.columns.size())},
+      {"n_eff", result.n_eff},
+      {"iterations", result.iterations},
+      {"evaluations", result.evaluations},
+      {"objective", result.objective},
+      {"status", to_string(result.status)},
+      {"seconds", result.seconds},
+  };
+}
+
+}  // namespace attend::bio

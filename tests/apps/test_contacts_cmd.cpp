@@ -1,0 +1,219 @@
+// `attend contacts predict|eval` and `attend convert --msa` run in process on tiny inputs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "attend/bio/alignment_h5.hpp"
+#include "attend/bio/alphabet.hpp"
+#include "attend/core/random.hpp"
+#include "cli.hpp"
+#include "temp_dir.hpp"
+
+using namespace attend;
+namespace fs = std::filesystem;
+
+namespace {
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  Registry registry;
+  args.insert(args.begin(), "attend");
+  std::ostringstream out, err;
+  const int code = cli::run_cli(args, registry, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// 60 sequences over 12 columns (PSICOV format) in which columns 0 and 11 always agree.
+fs::path write_alignment(const fs::path& path) {
+  Rng rng(3);
+  std::ofstream f(path);
+  for (int n = 0; n < 60; ++n) {
+    std::string s;
+    for (int i = 0; i < 12; ++i) s += bio::kAminoAcids[rng.below(20)];
+    s[11] = s[0];
+    f << s << '\n';
+  }
+  return path;
+}
+
+// Truth over 12 positions: the pair (1, 12) in contact, a few others not.
+fs::path write_truth(const fs::path& path, int length = 12) {
+  std::ofstream f(path);
+  f << "#L " << length << "\n1\t12\t5.0\t1\n1\t8\t12.0\t0\n2\t9\tNA\t0\n3\t10\t9.5\t0\n";
+  return path;
+}
+
+// 30 x 30 scores that are 0 except the listed pairs (1-based, symmetric).
+void write_matrix(const fs::path& path, const std::vector<std::tuple<int, int, double>>& pairs) {
+  std::vector<double> m(30 * 30, 0.0);
+  for (auto [i, j, s] : pairs) m[(i - 1) * 30 + (j - 1)] = m[(j - 1) * 30 + (i - 1)] = s;
+  std::ofstream f(path);
+  for (int i = 0; i < 30; ++i) {
+    for (int j = 0; j < 30; ++j) f << (j ? "\t" : "") << m[i * 30 + j];
+    f << '\n';
+  }
+}
+}  // namespace
+
+TEST_CASE("contacts predict writes the four files and the precision table", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "tiny.aln").string();
+  const std::string truth = write_truth(tmp.path() / "truth.tsv").string();
+  fs::create_directories(tmp.path() / "out");
+  for (const std::string method : {"potts", "factored"}) {
+    INFO(method);
+    const fs::path prefix = tmp.path() / "out" / method;
+    const fs::path json = tmp.path() / "out" / (method + ".json");
+    const Result r = run({"contacts", "predict", "--msa", msa, "--method", method, "--out", prefix.string(), "--truth",
+                          truth, "--json", json.string(), "--quiet", "--threads", "2"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find("long") != std::string::npos);
+    const nlohmann::json j = read_json(json);
+    CHECK(j["method"] == method);
+    CHECK(j["L"] == 12);
+    // Short range: 4 evaluable pairs, top L/5 = 2 of them; the coupled pair (1, 12) is the one
+    // contact and scores best. L = 12 has no long-range pair.
+    CHECK(j["precision"]["short"]["P@L/5"] == 0.5);
+    CHECK(j["precision"]["long"]["P@L"] == 0.0);
+
+    const Result e = run({"contacts", "eval", "--pred", prefix.string() + ".h5", "--truth", truth, "--json",
+                          (tmp.path() / "eval.json").string()});
+    REQUIRE(e.code == 0);
+    CHECK(read_json(tmp.path() / "eval.json") == j["precision"]);
+  }
+  CHECK(files_in(tmp.path() / "out") ==
+        std::set<std::string>{"potts.h5", "potts.mat", "potts.rr", "potts.png", "potts.json", "factored.h5",
+                              "factored.mat", "factored.rr", "factored.png", "factored.json"});
+}
+
+TEST_CASE("contacts eval prints the expected precision for a hand-made prediction", "[apps]") {
+  attend::testing::TempDir tmp;
+  // Truth: 7 long-range pairs (4 contacts), 2 short-range pairs (1 contact).
+  {
+    std::ofstream f(tmp.path() / "truth.tsv");
+    f << "# hand-made\n#L 30\n";
+    for (auto [i, j, c] : std::vector<std::tuple<int, int, int>>{
+             {1, 25, 1}, {1, 26, 0}, {2, 27, 1}, {3, 28, 0}, {4, 29, 1}, {5, 30, 0}, {6, 30, 1}, {1, 7, 1}, {2, 8, 0}})
+      f << i << '\t' << j << "\tNA\t" << c << '\n';
+  }
+  const fs::path mat = tmp.path() / "pred.mat";
+  write_matrix(mat, {{1, 25, 0.9}, {1, 26, 0.8}, {2, 27, 0.7}, {3, 28, 0.6}, {4, 29, 0.5}, {5, 30, 0.4}, {6, 30, 0.3},
+                     {1, 7, 0.1}, {2, 8, 0.2}});
+  const fs::path json = tmp.path() / "eval.json";
+  const Result r = run({"contacts", "eval", "--pred", mat.string(), "--truth", (tmp.path() / "truth.tsv").string(),
+                        "--json", json.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // Long: top L/5 = 6 of the 7 candidates hold 3 contacts; L/2 = 15 and L = 30 take all 7 (4).
+  CHECK(r.out.find("long     >=24        0.571  0.571  0.500") != std::string::npos);
+  CHECK(r.out.find("short    6-11        0.500  0.500  0.500") != std::string::npos);
+  const nlohmann::json j = read_json(json);
+  CHECK(j["L"] == 30);
+  CHECK(j["long"]["P@L/5"] == Approx(0.5));
+  CHECK(j["long"]["P@L/2"] == Approx(4.0 / 7.0));
+  CHECK(j["long"]["P@L"] == Approx(4.0 / 7.0));
+  CHECK(j["medium"]["P@L"] == 0.0);
+  CHECK(j["short"]["P@L/5"] == Approx(0.5));
+  CHECK(j.size() == 4);
+  for (const char* range : {"short", "medium", "long"}) CHECK(j[range].size() == 3);
+
+  // The same scores as a CASP RR file.
+  {
+    std::ofstream f(tmp.path() / "pred.rr");
+    f << "PFRMAT RR\nTARGET t\nMODEL 1\n" << std::string(30, 'A') << "\n";
+    f << "1 25 0 8 0.9\n1 26 0 8 0.8\n2 27 0 8 0.7\n3 28 0 8 0.6\n4 29 0 8 0.5\n5 30 0 8 0.4\n6 30 0 8 0.3\n";
+    f << "1 7 0 8 0.1\n2 8 0 8 0.2\nEND\n";
+  }
+  const Result rr = run({"contacts", "eval", "--pred", (tmp.path() / "pred.rr").string(), "--truth",
+                         (tmp.path() / "truth.tsv").string(), "--json", json.string()});
+  REQUIRE(rr.code == 0);
+  CHECK(read_json(json) == j);
+}
+
+TEST_CASE("contacts eval takes the truth from a PDB chain", "[apps]") {
+  attend::testing::TempDir tmp;
+  // small.pdb chain A has 6 residues; a bare 6 x 6 matrix is read in the chain's numbering.
+  const fs::path mat = tmp.path() / "p.mat";
+  {
+    std::ofstream f(mat);
+    for (int i = 0; i < 6; ++i) f << "0 0 0 0 0 0\n";
+  }
+  const Result r = run({"contacts", "eval", "--pred", mat.string(), "--pdb", ATTEND_BIO_FIXTURES "/fixtures/small.pdb",
+                        "--chain", "A"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("medium") != std::string::npos);
+}
+
+TEST_CASE("contacts and convert report bad input in one line", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  const std::string truth = write_truth(tmp.path() / "t.tsv").string();
+  const std::string wrong_length = write_truth(tmp.path() / "t20.tsv", 20).string();
+  const std::string out = (tmp.path() / "p").string();
+  const std::string broken = ATTEND_BIO_FIXTURES "/broken/aln/unequal_length.aln";
+  for (const std::vector<std::string>& args : {
+           std::vector<std::string>{"contacts", "predict", "--msa", "/nonexistent/a.aln", "--out", out},
+           {"contacts", "predict", "--msa", broken, "--out", out},
+           {"contacts", "predict", "--msa", msa, "--out", out, "--method", "bogus"},
+           {"contacts", "predict", "--msa", msa, "--out", out, "--truth", wrong_length},
+           {"contacts", "predict", "--msa", msa, "--out", (tmp.path() / "no" / "dir" / "p").string()},
+           {"contacts", "predict", "--msa", msa},
+           {"contacts", "eval", "--pred", "/nonexistent/p.h5", "--truth", truth},
+           {"contacts", "eval", "--pred", msa},
+           {"contacts", "eval", "--pred", msa, "--truth", truth, "--pdb", "x.pdb"},
+           {"convert", "--to", (tmp.path() / "c.h5").string()},
+           {"convert", "--msa", broken, "--to", (tmp.path() / "c.h5").string()},
+       }) {
+    const Result r = run(args);
+    std::string shown;
+    for (const std::string& a : args) shown += a + " ";
+    INFO(shown << "-> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "t20.tsv"});
+}
+
+TEST_CASE("convert --msa stores the encoded alignment, weights and potts scores", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  const std::string h5 = (tmp.path() / "features.h5").string();
+  Result r = run({"convert", "--msa", msa, "--to", h5});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  bio::AlignmentFeatures f = bio::read_alignment_h5(h5);
+  CHECK(f.alignment.num_sequences() == 60);
+  CHECK(f.alignment.length == 12);
+  CHECK(f.weights.size() == 60);
+  CHECK(f.n_eff > 1.0);
+  CHECK(f.scores.numel() == 0);
+  r = run({"convert", "--msa", msa, "--to", h5, "--with-scores"});
+  REQUIRE(r.code == 0);
+  f = bio::read_alignment_h5(h5);
+  REQUIRE(f.scores.shape() == (Shape{12, 12}));
+  CHECK(f.scores_method == "potts");
+  CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "features.h5"});
+}
