@@ -4,7 +4,7 @@
 ///
 /// Usage: bench_evoformer [--n-seq 128] [--n-res 256] [--c-m 64] [--c-z 64] [--heads-msa 8]
 ///                        [--heads-pair 4] [--chunk-size 0] [--threads 2] [--repeats 3]
-///                        [--no-warmup] [--json FILE]
+///                        [--no-warmup] [--no-checkpoint] [--json FILE]
 
 #include <sys/resource.h>
 #include <time.h>
@@ -32,7 +32,7 @@ namespace {
 struct Args {
   int64_t n_seq = 128, n_res = 256, c_m = 64, c_z = 64, heads_msa = 8, heads_pair = 4, chunk_size = 0;
   int threads = 2, repeats = 3;
-  bool warmup = true;
+  bool warmup = true, checkpoint = true;
   std::string json;
 };
 
@@ -58,9 +58,10 @@ Args parse(int argc, char** argv) {
     else if (flag == "--repeats") a.repeats = std::stoi(value());
     else if (flag == "--json") a.json = value();
     else if (flag == "--no-warmup") a.warmup = false;
+    else if (flag == "--no-checkpoint") a.checkpoint = false;
     else {
       std::cerr << "usage: bench_evoformer [--n-seq S] [--n-res N] [--c-m C] [--c-z C] [--heads-msa H]"
-                   " [--heads-pair H] [--chunk-size K] [--threads T] [--repeats R] [--no-warmup] [--json FILE]\n";
+                   " [--heads-pair H] [--chunk-size K] [--threads T] [--repeats R] [--no-warmup] [--no-checkpoint] [--json FILE]\n";
       std::exit(flag == "--help" ? 0 : 2);
     }
   }
@@ -118,6 +119,7 @@ int main(int argc, char** argv) {
   o.n_heads_msa = a.heads_msa;
   o.n_heads_pair = a.heads_pair;
   o.chunk_size = a.chunk_size;
+  o.checkpoint = a.checkpoint;
   o.seed = 1;
   bio::EvoformerBlock block(o);
   const Var m(random_tensor({a.n_seq, a.n_res, a.c_m}, 2), true);  // [n_seq, n_res, c_m]
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
 
   nlohmann::json result = {
       {"n_seq", a.n_seq}, {"n_res", a.n_res}, {"c_m", a.c_m}, {"c_z", a.c_z}, {"heads_msa", a.heads_msa},
-      {"heads_pair", a.heads_pair}, {"chunk_size", a.chunk_size}, {"threads", a.threads},
+      {"heads_pair", a.heads_pair}, {"chunk_size", a.chunk_size}, {"checkpoint", a.checkpoint}, {"threads", a.threads},
       {"repeats", a.repeats}, {"parameters", block.parameter_count()},
       {"forward_ms", forward.wall * 1e3}, {"forward_cpu_ms", forward.cpu * 1e3},
       {"forward_backward_ms", train.wall * 1e3}, {"forward_backward_cpu_ms", train.cpu * 1e3},

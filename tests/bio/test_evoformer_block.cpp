@@ -12,8 +12,9 @@ namespace {
 
 constexpr int64_t kCm = 4, kCz = 4, kChMsa = 2, kChOpm = 2, kChMul = 3, kChPair = 2, kHm = 2, kHp = 2, kT = 2;
 
-bio::EvoformerBlockOptions block_options(int64_t chunk) {
+bio::EvoformerBlockOptions block_options(int64_t chunk, bool checkpoint = true) {
   bio::EvoformerBlockOptions o;
+  o.checkpoint = checkpoint;
   o.c_m = kCm;
   o.c_z = kCz;
   o.c_hidden_msa_att = kChMsa;
@@ -96,6 +97,26 @@ TEST_CASE("evoformer_block: 1 vs 2 threads and chunked vs unchunked give the sam
   const RunResult two = run_with_grads(mc, *module, shapes);
   require_bitwise_equal(one, two);
   check_chunking(mc, shapes);
+}
+
+TEST_CASE("evoformer_block: recomputing each module (checkpoint) gives the same output and gradients", "[bio]") {
+  ModuleCase with = block_case(true), without = block_case(true);
+  without.make = [](int64_t chunk) {
+    auto b = std::make_unique<bio::EvoformerBlock>(block_options(chunk, false));
+    b->train(true);
+    return b;
+  };
+  const std::vector<Shape> shapes = {{3, 9, kCm}, {9, 9, kCz}};
+  auto a = with.make(0), b = without.make(0);
+  randomize_parameters(*a, 12);
+  randomize_parameters(*b, 12);
+  const RunResult ra = run_with_grads(with, *a, shapes), rb = run_with_grads(without, *b, shapes);
+  CHECK(bitwise_equal(ra.out, rb.out));
+  REQUIRE(ra.grads.size() == rb.grads.size());
+  for (std::size_t i = 0; i < ra.grads.size(); ++i) {
+    INFO("gradient " << i);
+    CHECK(max_abs_diff(ra.grads[i], rb.grads[i]) <= 1e-5f * (1.0f + max_abs_diff(rb.grads[i], Tensor(rb.grads[i].shape()))));
+  }
 }
 
 TEST_CASE("evoformer_block registry round trip and option errors", "[bio]") {

@@ -5,6 +5,7 @@
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/random.hpp"
+#include "attend/core/recompute.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -15,7 +16,7 @@ EvoformerBlockOptions EvoformerBlockOptions::from_json(const Json& config) {
   check_option_keys(config,
                     {"c_m", "c_z", "c_hidden_msa_att", "c_hidden_opm", "c_hidden_mul", "c_hidden_pair_att",
                      "n_heads_msa", "n_heads_pair", "transition_n", "msa_dropout", "pair_dropout", "chunk_size",
-                     "seed"},
+                     "checkpoint", "seed"},
                     me);
   EvoformerBlockOptions o;
   o.c_m = option_required<int64_t>(config, "c_m", me);
@@ -30,6 +31,7 @@ EvoformerBlockOptions EvoformerBlockOptions::from_json(const Json& config) {
   o.msa_dropout = option_or(config, "msa_dropout", o.msa_dropout, me);
   o.pair_dropout = option_or(config, "pair_dropout", o.pair_dropout, me);
   o.chunk_size = option_or(config, "chunk_size", o.chunk_size, me);
+  o.checkpoint = option_or(config, "checkpoint", o.checkpoint, me);
   o.seed = option_or(config, "seed", o.seed, me);
   using evoformer_detail::require_positive;
   require_positive(me, "c_m", o.c_m);
@@ -54,7 +56,7 @@ Json EvoformerBlockOptions::to_json() const {
               {"c_hidden_pair_att", c_hidden_pair_att}, {"n_heads_msa", n_heads_msa},
               {"n_heads_pair", n_heads_pair}, {"transition_n", transition_n},
               {"msa_dropout", msa_dropout}, {"pair_dropout", pair_dropout},
-              {"chunk_size", chunk_size}, {"seed", seed}};
+              {"chunk_size", chunk_size}, {"checkpoint", checkpoint}, {"seed", seed}};
 }
 
 EvoformerBlock::EvoformerBlock(EvoformerBlockOptions o) : options_(o) {
@@ -88,17 +90,30 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   const bool training = is_training();
   const float pm = options_.msa_dropout, pz = options_.pair_dropout;
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
+  // One module's update, through attend::recompute when checkpointing.
+  auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
+    if (!options_.checkpoint) return f(inputs);
+    std::vector<Var> parameters;
+    for (const auto& [name, p] : module.named_parameters()) parameters.push_back(p);
+    return recompute(f, inputs, parameters);
+  };
   Var m = m_in;  // [n_seq, n_res, c_m]
   Var z = z_in;  // [n_res, n_res, c_z]
-  m = ops::add(m, shared_dropout(msa_row_->forward(m, z), pm, stream(1), training, 0));  // [n_seq, n_res, c_m]
-  m = ops::add(m, msa_col_->forward(m));                                                 // [n_seq, n_res, c_m]
-  m = ops::add(m, msa_transition_->forward(m));                                          // [n_seq, n_res, c_m]
-  z = ops::add(z, outer_product_mean_->forward(m));                                      // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(tri_mul_out_->forward(z), pz, stream(2), training, 0));    // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(tri_mul_in_->forward(z), pz, stream(3), training, 0));     // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(tri_att_start_->forward(z), pz, stream(4), training, 0));  // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(tri_att_end_->forward(z), pz, stream(5), training, 1));    // [n_res, n_res, c_z]
-  z = ops::add(z, pair_transition_->forward(z));                                         // [n_res, n_res, c_z]
+  const Var row = update(*msa_row_, [this](const std::vector<Var>& x) { return msa_row_->forward(x[0], x[1]); },
+                         {m, z});                                               // [n_seq, n_res, c_m]
+  m = ops::add(m, shared_dropout(row, pm, stream(1), training, 0));            // [n_seq, n_res, c_m]
+  auto apply = [&](const auto& module, const Var& x) {
+    const auto* mp = &module;  // outlives the tape: a child of this block
+    return update(module, [mp](const std::vector<Var>& v) { return mp->forward(v[0]); }, {x});
+  };
+  m = ops::add(m, apply(*msa_col_, m));                                         // [n_seq, n_res, c_m]
+  m = ops::add(m, apply(*msa_transition_, m));                                  // [n_seq, n_res, c_m]
+  z = ops::add(z, apply(*outer_product_mean_, m));                              // [n_res, n_res, c_z]
+  z = ops::add(z, shared_dropout(apply(*tri_mul_out_, z), pz, stream(2), training, 0));    // [n_res, n_res, c_z]
+  z = ops::add(z, shared_dropout(apply(*tri_mul_in_, z), pz, stream(3), training, 0));     // [n_res, n_res, c_z]
+  z = ops::add(z, shared_dropout(apply(*tri_att_start_, z), pz, stream(4), training, 0));  // [n_res, n_res, c_z]
+  z = ops::add(z, shared_dropout(apply(*tri_att_end_, z), pz, stream(5), training, 1));    // [n_res, n_res, c_z]
+  z = ops::add(z, apply(*pair_transition_, z));                                 // [n_res, n_res, c_z]
   return EvoformerState{m, z};
 }
 

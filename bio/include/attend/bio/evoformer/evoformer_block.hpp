@@ -34,6 +34,7 @@ struct EvoformerBlockOptions {
   float msa_dropout = 0.15f;       ///< row-wise dropout after MSA row attention
   float pair_dropout = 0.25f;      ///< row-/column-wise dropout after the triangle updates
   int64_t chunk_size = 0;          ///< handed to every attention; 0 = automatic
+  bool checkpoint = true;          ///< recompute each module's intermediates in the backward
   uint64_t seed = 0;               ///< seeds the initialisation
 
   static EvoformerBlockOptions from_json(const Json& config);
@@ -59,6 +60,9 @@ class EvoformerBlock : public Module {
   /// starting-node attention go through row-wise dropout (mask shared along axis 0), the
   /// ending-node attention's through column-wise dropout (shared along axis 1); the masks
   /// come from counter streams derived from `seed`, so they are the same for any thread count.
+  /// With `checkpoint` (the default), each of the nine modules runs through attend::recompute:
+  /// the tape keeps only the residual stream, and a module's intermediates exist only while it
+  /// runs (forward) or is recomputed (backward), at the cost of a second forward.
   EvoformerState forward(const Var& m, const Var& z, uint64_t seed = 0) const;
 
   static void register_into(Registry& registry);
