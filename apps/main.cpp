@@ -7,6 +7,7 @@
 #include "attend/core/builtin_layers.hpp"
 #include "attend/core/heap.hpp"
 #include "attend/graph/builtin_layers.hpp"
+#include "attend/bio/builtin_layers.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   try {
     attend::register_core_layers(attend::Registry::global());
     attend::graph::register_graph_layers(attend::Registry::global());
+    attend::bio::register_bio_layers(attend::Registry::global());
   } catch (...) {
     return attend::cli::report_failure(std::current_exception(), std::cerr);
   }

@@ -2,6 +2,7 @@
 /// Every autodiff op of attend::ops, for code that uses many of them.
 
 #include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/batched_matmul.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/ops/dropout.hpp"
 #include "attend/core/ops/elementwise.hpp"

@@ -1,0 +1,59 @@
+#pragma once
+/// Outer product mean (AF2 supplement, Alg. 10): the MSA -> pair update, registered as
+/// "outer_product_mean".
+
+#include <cstdint>
+#include <memory>
+
+#include "attend/core/layers/linear.hpp"
+#include "attend/core/module.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::bio {
+
+/// The JSON config, same keys.
+struct OuterProductMeanOptions {
+  int64_t c_m = 0;        ///< MSA channels (required)
+  int64_t c_z = 0;        ///< pair channels (required)
+  int64_t c_hidden = 32;  ///< channels of the two projections (the outer product has c_hidden^2)
+  uint64_t seed = 0;      ///< seeds the initialisation
+
+  static OuterProductMeanOptions from_json(const Json& config);
+  Json to_json() const;
+};
+
+/// z[i, j] = sum_{c1, c2} (1/S sum_s a[s, i, c1] b[s, j, c2]) w[c1 * C + c2, :] for
+/// a, b [S, N, C] and w [C * C, c_z] -> [N, N, c_z]: the mean outer product flattened and
+/// projected, fused so the [N, N, C * C] outer products are never stored.
+/// Parallel strategy: one work item per row i (two single-threaded GEMMs: a_i^T b, then the
+/// projection), so no row depends on the thread count or any chunking. The backward
+/// recomputes the outer products: da by rows i, db by columns j (both parallel, no
+/// reductions across items), dw as partial sums over fixed blocks of 8 rows added in block
+/// order. Scratch: about 2 N C^2 floats per thread.
+Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w);
+
+/// Parameters: layer_norm (c_m), linear_a, linear_b [c_m, c_hidden] (AF2 default init),
+/// linear_out [c_hidden^2, c_z] with bias (AF2 "final" init: zeros).
+class OuterProductMean : public Module {
+ public:
+  explicit OuterProductMean(OuterProductMeanOptions options);
+  std::string type_name() const override { return "outer_product_mean"; }
+  Json config() const override { return options_.to_json(); }
+
+  /// m [n_seq, n_res, c_m] -> the pair update [n_res, n_res, c_z] (AF2 Alg. 10).
+  Var forward(const Var& m) const;
+
+  static void register_into(Registry& registry);
+
+ private:
+  OuterProductMeanOptions options_;
+  const Module* layer_norm_;
+  const Linear* linear_a_;
+  const Linear* linear_b_;
+  const Linear* linear_out_;
+};
+
+}  // namespace attend::bio

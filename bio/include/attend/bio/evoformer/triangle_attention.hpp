@@ -1,0 +1,56 @@
+#pragma once
+/// Triangular gated self-attention around the starting node (AF2 supplement, Alg. 13) and
+/// the ending node (Alg. 14), registered as "triangle_attention_starting_node" and
+/// "triangle_attention_ending_node".
+
+#include <cstdint>
+
+#include "attend/bio/evoformer/gated_attention.hpp"
+#include "attend/core/layers/linear.hpp"
+#include "attend/core/module.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::bio {
+
+/// The JSON config, same keys (the node is the registry name).
+struct TriangleAttentionOptions {
+  int64_t c_z = 0;         ///< pair channels (required)
+  int64_t c_hidden = 32;   ///< channels per head
+  int64_t n_heads = 4;
+  int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
+  uint64_t seed = 0;       ///< seeds the initialisation
+
+  static TriangleAttentionOptions from_json(const Json& config, const std::string& owner);
+  Json to_json() const;
+};
+
+/// Parameters: layer_norm (c_z), linear_b [c_z, n_heads] (no bias, AF2 default init),
+/// mha (GatedAttention over c_z).
+class TriangleAttention : public Module {
+ public:
+  /// `starting` selects Alg. 13 (true) or Alg. 14 (false).
+  TriangleAttention(TriangleAttentionOptions options, bool starting);
+  std::string type_name() const override;
+  Json config() const override { return options_.to_json(); }
+
+  /// z [n_res, n_res, c_z] -> the pair update [n_res, n_res, c_z]. Starting node: for each
+  /// row i, query j attends over keys k with the bias b_jk from linear_b(layer_norm(z))
+  /// (dense attention batch = n_res rows, bias [1, n_heads, n_res, n_res]). Ending node: the
+  /// same on the transposed z, transposed back (two ops::permute copies of z).
+  Var forward(const Var& z) const;
+
+  /// Register both nodes.
+  static void register_into(Registry& registry);
+
+ private:
+  TriangleAttentionOptions options_;
+  bool starting_;
+  const Module* layer_norm_;
+  const Linear* linear_b_;
+  const GatedAttention* mha_;
+};
+
+}  // namespace attend::bio

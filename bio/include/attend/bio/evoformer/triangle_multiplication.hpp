@@ -1,0 +1,60 @@
+#pragma once
+/// Triangular multiplicative update using "outgoing" (AF2 supplement, Alg. 11) and
+/// "incoming" (Alg. 12) edges, registered as "triangle_multiplication_outgoing" and
+/// "triangle_multiplication_incoming".
+
+#include <cstdint>
+
+#include "attend/core/layers/linear.hpp"
+#include "attend/core/module.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::bio {
+
+/// The JSON config, same keys (the direction is the registry name).
+struct TriangleMultiplicationOptions {
+  int64_t c_z = 0;         ///< pair channels (required)
+  int64_t c_hidden = 128;  ///< channels of the a and b edges
+  uint64_t seed = 0;       ///< seeds the initialisation
+
+  static TriangleMultiplicationOptions from_json(const Json& config, const std::string& owner);
+  Json to_json() const;
+};
+
+/// Parameters: layer_norm_in (c_z), linear_a_p, linear_b_p [c_z, c_hidden] (AF2 default
+/// init), linear_a_g, linear_b_g [c_z, c_hidden] and linear_g [c_z, c_z] (gating init),
+/// layer_norm_out (c_hidden), linear_z [c_hidden, c_z] (final init: zeros); all with bias.
+class TriangleMultiplication : public Module {
+ public:
+  /// `outgoing` selects Alg. 11 (true) or Alg. 12 (false).
+  TriangleMultiplication(TriangleMultiplicationOptions options, bool outgoing);
+  std::string type_name() const override;
+  Json config() const override { return options_.to_json(); }
+
+  /// z [n_res, n_res, c_z] -> the pair update [n_res, n_res, c_z]. Outgoing:
+  /// x_ij = sum_k a_ik * b_jk; incoming: x_ij = sum_k a_ki * b_kj, per channel; then
+  /// g_ij * linear_z(layer_norm_out(x_ij)). The sum over k is one batched GEMM per channel
+  /// (ops::batched_matmul on channel-first copies made by ops::permute), parallel over
+  /// channels.
+  Var forward(const Var& z) const;
+
+  /// Register both directions.
+  static void register_into(Registry& registry);
+
+ private:
+  TriangleMultiplicationOptions options_;
+  bool outgoing_;
+  const Module* layer_norm_in_;
+  const Module* layer_norm_out_;
+  const Linear* linear_a_p_;
+  const Linear* linear_a_g_;
+  const Linear* linear_b_p_;
+  const Linear* linear_b_g_;
+  const Linear* linear_g_;
+  const Linear* linear_z_;
+};
+
+}  // namespace attend::bio

@@ -1,0 +1,41 @@
+#include "attend/bio/evoformer/gated_attention.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/dense_attention.hpp"
+#include "evoformer_common.hpp"
+
+namespace attend::bio {
+
+using evoformer_detail::Init;
+using evoformer_detail::make_linear;
+
+GatedAttention::GatedAttention(int64_t c_in, int64_t c_hidden, int64_t n_heads, Rng& rng)
+    : c_in_(c_in), c_hidden_(c_hidden), n_heads_(n_heads) {
+  const int64_t hc = c_hidden * n_heads;
+  linear_q_ = &add_child("linear_q", make_linear(c_in, hc, false, Init::kGlorot, rng));
+  linear_k_ = &add_child("linear_k", make_linear(c_in, hc, false, Init::kGlorot, rng));
+  linear_v_ = &add_child("linear_v", make_linear(c_in, hc, false, Init::kGlorot, rng));
+  linear_g_ = &add_child("linear_g", make_linear(c_in, hc, true, Init::kGating, rng));
+  linear_o_ = &add_child("linear_o", make_linear(hc, c_in, true, Init::kFinal, rng));
+}
+
+Json GatedAttention::config() const {
+  return Json{{"c_in", c_in_}, {"c_hidden", c_hidden_}, {"n_heads", n_heads_}};
+}
+
+Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size) const {
+  ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_,
+               "gated attention expects [B, N, " << c_in_ << "], got " << shape_to_string(x.shape()));
+  using evoformer_detail::heads_first;
+  const Var q = heads_first(linear_q_->forward(x), n_heads_);  // [B, H, N, c_hidden]
+  const Var k = heads_first(linear_k_->forward(x), n_heads_);  // [B, H, N, c_hidden]
+  const Var v = heads_first(linear_v_->forward(x), n_heads_);  // [B, H, N, c_hidden]
+  ops::DenseAttentionOptions options;
+  options.biases = biases;                                           // each -> [B, H, N, N]
+  options.gate = heads_first(linear_g_->forward(x), n_heads_);      // [B, H, N, c_hidden]
+  options.chunk_size = chunk_size;
+  const Var o = ops::dense_attention(q, k, v, options);             // [B, H, N, c_hidden]
+  return linear_o_->forward(evoformer_detail::heads_last(o));       // [B, N, c_in]
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,53 @@
+#include "attend/bio/evoformer/msa_transition.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/registry.hpp"
+#include "evoformer_common.hpp"
+
+namespace attend::bio {
+
+using evoformer_detail::LayerNormModule;
+
+MsaTransitionOptions MsaTransitionOptions::from_json(const Json& config) {
+  const std::string me = "msa_transition";
+  check_option_keys(config, {"c_m", "n", "seed"}, me);
+  MsaTransitionOptions o;
+  o.c_m = option_required<int64_t>(config, "c_m", me);
+  o.n = option_or(config, "n", o.n, me);
+  o.seed = option_or(config, "seed", o.seed, me);
+  evoformer_detail::require_positive(me, "c_m", o.c_m);
+  evoformer_detail::require_positive(me, "n", o.n);
+  return o;
+}
+
+Json MsaTransitionOptions::to_json() const { return Json{{"c_m", c_m}, {"n", n}, {"seed", seed}}; }
+
+MsaTransition::MsaTransition(MsaTransitionOptions options) : options_(options) {
+  using evoformer_detail::Init;
+  using evoformer_detail::make_linear;
+  ATTEND_CHECK(options.c_m > 0 && options.n > 0, "msa_transition: c_m and n must be positive");
+  Rng rng(options.seed);
+  const int64_t hidden = options.n * options.c_m;
+  layer_norm_ = &add_child("layer_norm", std::make_unique<LayerNormModule>(options.c_m));
+  linear_1_ = &add_child("linear_1", make_linear(options.c_m, hidden, true, Init::kRelu, rng));
+  linear_2_ = &add_child("linear_2", make_linear(hidden, options.c_m, true, Init::kFinal, rng));
+}
+
+Var MsaTransition::forward(const Var& x) const {
+  // AF2 Alg. 9
+  ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == options_.c_m,
+               "msa_transition expects [n_seq, n_res, c_m] with c_m = " << options_.c_m << ", got " << shape_to_string(x.shape()));
+  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_).forward(x);  // [n_seq, n_res, c_m]
+  const Var a = ops::relu(linear_1_->forward(xn));  // [n_seq, n_res, n * c_m]
+  return linear_2_->forward(a);                     // [n_seq, n_res, c_m]
+}
+
+void MsaTransition::register_into(Registry& registry) {
+  registry.add("msa_transition", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<MsaTransition>(MsaTransitionOptions::from_json(config));
+  });
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,144 @@
+#include "attend/bio/evoformer/outer_product_mean.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "attend/core/error.hpp"
+#include "attend/core/gemm.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/registry.hpp"
+#include "evoformer_common.hpp"
+
+namespace attend::bio {
+
+namespace {
+
+constexpr int64_t kWeightGradRows = 8;  // rows per partial sum of dw (fixed: deterministic)
+
+// o [N, C * C] = row i of the mean outer product: o[j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2].
+// p is scratch [C, N * C].
+void outer_row(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i,
+               float* p, float* o) {
+  // p [C, N * C] = a[:, i, :]^T [C, S] b [S, N * C]
+  gemm(true, false, c, n * c, s, 1.0f / static_cast<float>(s), a + i * c, n * c, b, n * c, 0.0f, p,
+       n * c);
+  for (int64_t c1 = 0; c1 < c; ++c1)
+    for (int64_t j = 0; j < n; ++j)
+      std::copy_n(p + c1 * n * c + j * c, c, o + j * c * c + c1 * c);
+}
+
+}  // namespace
+
+Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
+  const Tensor& av = a.value();
+  const Tensor& bv = b.value();
+  const Tensor& wv = w.value();
+  ATTEND_CHECK(av.rank() == 3 && av.shape() == bv.shape() && wv.rank() == 2 &&
+                   wv.dim(0) == av.dim(2) * av.dim(2),
+               "outer_product_mean_projection expects a, b [S, N, C] and w [C * C, c_z], got "
+                   << shape_to_string(av.shape()) << ", " << shape_to_string(bv.shape()) << ", "
+                   << shape_to_string(wv.shape()));
+  const int64_t s = av.dim(0), n = av.dim(1), c = av.dim(2), cz = wv.dim(1), cc = c * c;
+  Tensor out({n, n, cz});  // [N, N, c_z]
+  parallel_for(0, n, [&](int64_t i) {
+    std::vector<float> p(c * n * c), o(n * cc);  // [C, N * C], [N, C * C]
+    outer_row(av.data(), bv.data(), s, n, c, i, p.data(), o.data());
+    gemm(false, false, n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + i * n * cz, cz);
+  });
+  return Var::from_op(std::move(out), {a, b, w}, [a, b, w, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
+    const float* ap = a.value().data();
+    const float* bp = b.value().data();
+    const float* wp = w.value().data();
+    const float inv_s = 1.0f / static_cast<float>(s);
+    if (a.requires_grad()) {  // da[:, i, :] [S, C] = b [S, N * C] dP_i^T, dP_i [C1, N * C2]
+      float* ga = a.grad_mut().data();
+      parallel_for(0, n, [&](int64_t i) {
+        std::vector<float> d_o(n * cc), d_p(c * n * c);  // [N, C * C], [C, N * C]
+        gemm(false, true, n, cc, cz, 1.0f, gy.data() + i * n * cz, cz, wp, cz, 0.0f, d_o.data(), cc);
+        for (int64_t c1 = 0; c1 < c; ++c1)
+          for (int64_t j = 0; j < n; ++j)
+            std::copy_n(d_o.data() + j * cc + c1 * c, c, d_p.data() + c1 * n * c + j * c);
+        gemm(false, true, s, c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + i * c, n * c);
+      });
+    }
+    if (b.requires_grad()) {  // db[:, j, :] [S, C2] = a [S, N * C1] dQ_j [N * C1, C2]
+      float* gb = b.grad_mut().data();
+      parallel_for(0, n, [&](int64_t j) {
+        std::vector<float> d_q(n * cc);  // [N_i, C1 * C2] = dy[:, j, :] w^T
+        gemm(false, true, n, cc, cz, 1.0f, gy.data() + j * cz, n * cz, wp, cz, 0.0f, d_q.data(), cc);
+        gemm(false, false, s, c, n * c, inv_s, ap, n * c, d_q.data(), c, 1.0f, gb + j * c, n * c);
+      });
+    }
+    if (w.requires_grad()) {  // dw [C * C, c_z] = sum_i O_i^T dy_i, partials per fixed row block
+      const int64_t n_blocks = (n + kWeightGradRows - 1) / kWeightGradRows;
+      std::vector<float> partial(static_cast<std::size_t>(n_blocks * cc * cz), 0.0f);
+      parallel_for_blocks(n, kWeightGradRows, [&](int64_t lo, int64_t hi) {
+        std::vector<float> p(c * n * c), o(n * cc);
+        float* part = partial.data() + (lo / kWeightGradRows) * cc * cz;
+        for (int64_t i = lo; i < hi; ++i) {
+          outer_row(ap, bp, s, n, c, i, p.data(), o.data());
+          gemm(true, false, cc, cz, n, 1.0f, o.data(), cc, gy.data() + i * n * cz, cz, 1.0f, part, cz);
+        }
+      });
+      float* gw = w.grad_mut().data();
+      for (int64_t blk = 0; blk < n_blocks; ++blk) {
+        const float* part = partial.data() + blk * cc * cz;
+        for (int64_t e = 0; e < cc * cz; ++e) gw[e] += part[e];
+      }
+    }
+  });
+}
+
+OuterProductMeanOptions OuterProductMeanOptions::from_json(const Json& config) {
+  const std::string me = "outer_product_mean";
+  check_option_keys(config, {"c_m", "c_z", "c_hidden", "seed"}, me);
+  OuterProductMeanOptions o;
+  o.c_m = option_required<int64_t>(config, "c_m", me);
+  o.c_z = option_required<int64_t>(config, "c_z", me);
+  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, me);
+  o.seed = option_or(config, "seed", o.seed, me);
+  evoformer_detail::require_positive(me, "c_m", o.c_m);
+  evoformer_detail::require_positive(me, "c_z", o.c_z);
+  evoformer_detail::require_positive(me, "c_hidden", o.c_hidden);
+  return o;
+}
+
+Json OuterProductMeanOptions::to_json() const {
+  return Json{{"c_m", c_m}, {"c_z", c_z}, {"c_hidden", c_hidden}, {"seed", seed}};
+}
+
+OuterProductMean::OuterProductMean(OuterProductMeanOptions options) : options_(options) {
+  using evoformer_detail::Init;
+  using evoformer_detail::make_linear;
+  ATTEND_CHECK(options.c_m > 0 && options.c_z > 0 && options.c_hidden > 0,
+               "outer_product_mean: c_m, c_z and c_hidden must be positive");
+  Rng rng(options.seed);
+  const int64_t c = options.c_hidden;
+  layer_norm_ = &add_child("layer_norm", std::make_unique<evoformer_detail::LayerNormModule>(options.c_m));
+  linear_a_ = &add_child("linear_a", make_linear(options.c_m, c, true, Init::kDefault, rng));
+  linear_b_ = &add_child("linear_b", make_linear(options.c_m, c, true, Init::kDefault, rng));
+  linear_out_ = &add_child("linear_out", make_linear(c * c, options.c_z, true, Init::kFinal, rng));
+}
+
+Var OuterProductMean::forward(const Var& m) const {
+  // AF2 Alg. 10
+  ATTEND_CHECK(m.value().rank() == 3 && m.dim(2) == options_.c_m,
+               "outer_product_mean expects m [n_seq, n_res, " << options_.c_m << "], got "
+                                                             << shape_to_string(m.shape()));
+  const auto& ln = static_cast<const evoformer_detail::LayerNormModule&>(*layer_norm_);
+  const Var x = ln.forward(m);                                   // [n_seq, n_res, c_m]
+  const Var a = linear_a_->forward(x);                           // [n_seq, n_res, c_hidden]
+  const Var b = linear_b_->forward(x);                           // [n_seq, n_res, c_hidden]
+  const Var o = outer_product_mean_projection(a, b, linear_out_->weight());  // [n_res, n_res, c_z]
+  return ops::add(o, linear_out_->bias());                       // [n_res, n_res, c_z]
+}
+
+void OuterProductMean::register_into(Registry& registry) {
+  registry.add("outer_product_mean", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<OuterProductMean>(OuterProductMeanOptions::from_json(config));
+  });
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,53 @@
+#include "attend/bio/evoformer/pair_transition.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/registry.hpp"
+#include "evoformer_common.hpp"
+
+namespace attend::bio {
+
+using evoformer_detail::LayerNormModule;
+
+PairTransitionOptions PairTransitionOptions::from_json(const Json& config) {
+  const std::string me = "pair_transition";
+  check_option_keys(config, {"c_z", "n", "seed"}, me);
+  PairTransitionOptions o;
+  o.c_z = option_required<int64_t>(config, "c_z", me);
+  o.n = option_or(config, "n", o.n, me);
+  o.seed = option_or(config, "seed", o.seed, me);
+  evoformer_detail::require_positive(me, "c_z", o.c_z);
+  evoformer_detail::require_positive(me, "n", o.n);
+  return o;
+}
+
+Json PairTransitionOptions::to_json() const { return Json{{"c_z", c_z}, {"n", n}, {"seed", seed}}; }
+
+PairTransition::PairTransition(PairTransitionOptions options) : options_(options) {
+  using evoformer_detail::Init;
+  using evoformer_detail::make_linear;
+  ATTEND_CHECK(options.c_z > 0 && options.n > 0, "pair_transition: c_z and n must be positive");
+  Rng rng(options.seed);
+  const int64_t hidden = options.n * options.c_z;
+  layer_norm_ = &add_child("layer_norm", std::make_unique<LayerNormModule>(options.c_z));
+  linear_1_ = &add_child("linear_1", make_linear(options.c_z, hidden, true, Init::kRelu, rng));
+  linear_2_ = &add_child("linear_2", make_linear(hidden, options.c_z, true, Init::kFinal, rng));
+}
+
+Var PairTransition::forward(const Var& x) const {
+  // AF2 Alg. 15
+  ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == options_.c_z,
+               "pair_transition expects [n_res, n_res, c_z] with c_z = " << options_.c_z << ", got " << shape_to_string(x.shape()));
+  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_).forward(x);  // [n_res, n_res, c_z]
+  const Var a = ops::relu(linear_1_->forward(xn));  // [n_res, n_res, n * c_z]
+  return linear_2_->forward(a);                     // [n_res, n_res, c_z]
+}
+
+void PairTransition::register_into(Registry& registry) {
+  registry.add("pair_transition", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<PairTransition>(PairTransitionOptions::from_json(config));
+  });
+}
+
+}  // namespace attend::bio

@@ -1,0 +1,74 @@
+#include "attend/bio/evoformer/triangle_attention.hpp"
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/registry.hpp"
+#include "evoformer_common.hpp"
+
+namespace attend::bio {
+
+using evoformer_detail::LayerNormModule;
+
+TriangleAttentionOptions TriangleAttentionOptions::from_json(const Json& config, const std::string& owner) {
+  check_option_keys(config, {"c_z", "c_hidden", "n_heads", "chunk_size", "seed"}, owner);
+  TriangleAttentionOptions o;
+  o.c_z = option_required<int64_t>(config, "c_z", owner);
+  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, owner);
+  o.n_heads = option_or(config, "n_heads", o.n_heads, owner);
+  o.chunk_size = option_or(config, "chunk_size", o.chunk_size, owner);
+  o.seed = option_or(config, "seed", o.seed, owner);
+  evoformer_detail::require_positive(owner, "c_z", o.c_z);
+  evoformer_detail::require_positive(owner, "c_hidden", o.c_hidden);
+  evoformer_detail::require_positive(owner, "n_heads", o.n_heads);
+  if (o.chunk_size < 0) throw InputError(owner + ": option 'chunk_size' must be >= 0");
+  return o;
+}
+
+Json TriangleAttentionOptions::to_json() const {
+  return Json{{"c_z", c_z}, {"c_hidden", c_hidden}, {"n_heads", n_heads}, {"chunk_size", chunk_size},
+              {"seed", seed}};
+}
+
+TriangleAttention::TriangleAttention(TriangleAttentionOptions options, bool starting)
+    : options_(options), starting_(starting) {
+  using evoformer_detail::Init;
+  ATTEND_CHECK(options.c_z > 0 && options.c_hidden > 0 && options.n_heads > 0,
+               type_name() << ": c_z, c_hidden and n_heads must be positive");
+  Rng rng(options.seed);
+  layer_norm_ = &add_child("layer_norm", std::make_unique<LayerNormModule>(options.c_z));
+  linear_b_ = &add_child("linear_b",
+                         evoformer_detail::make_linear(options.c_z, options.n_heads, false, Init::kDefault, rng));
+  mha_ = &add_child("mha", std::make_unique<GatedAttention>(options.c_z, options.c_hidden, options.n_heads, rng));
+}
+
+std::string TriangleAttention::type_name() const {
+  return starting_ ? "triangle_attention_starting_node" : "triangle_attention_ending_node";
+}
+
+Var TriangleAttention::forward(const Var& z) const {
+  // AF2 Alg. 13 (starting node); Alg. 14 (ending node) is Alg. 13 on the transposed z
+  ATTEND_CHECK(z.value().rank() == 3 && z.dim(0) == z.dim(1) && z.dim(2) == options_.c_z,
+               type_name() << " expects z [n_res, n_res, " << options_.c_z << "], got "
+                           << shape_to_string(z.shape()));
+  const int64_t n_res = z.dim(0), n_heads = options_.n_heads;
+  const Var zs = starting_ ? z : ops::permute(z, {1, 0, 2});                    // [n_res, n_res, c_z]
+  const Var zn = static_cast<const LayerNormModule&>(*layer_norm_).forward(zs);  // [n_res, n_res, c_z]
+  const Var b = linear_b_->forward(zn);                                          // [j, k, n_heads]
+  const Var bias = ops::reshape(ops::permute(b, {2, 0, 1}), {1, n_heads, n_res, n_res});  // [1, H, j, k]
+  const Var o = mha_->forward(zn, {bias}, options_.chunk_size);                  // [n_res, n_res, c_z]
+  return starting_ ? o : ops::permute(o, {1, 0, 2});                             // [n_res, n_res, c_z]
+}
+
+void TriangleAttention::register_into(Registry& registry) {
+  registry.add("triangle_attention_starting_node", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<TriangleAttention>(
+        TriangleAttentionOptions::from_json(config, "triangle_attention_starting_node"), true);
+  });
+  registry.add("triangle_attention_ending_node", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<TriangleAttention>(
+        TriangleAttentionOptions::from_json(config, "triangle_attention_ending_node"), false);
+  });
+}
+
+}  // namespace attend::bio
