@@ -105,7 +105,7 @@ TEST_CASE("convert reports bad input in one line and leaves no file behind", "[a
   const std::string out = tmp.file("out.h5");
   const std::vector<std::string> before = tmp.entries();
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
-      {{"convert", "--to", out}, "give --graph or --msa"},
+      {{"convert", "--to", out}, "give --graph, --triples or --msa"},
       {{"convert", "--graph", data}, "--to"},
       {{"convert", "--graph", tmp.file("missing"), "--to", out}, "no such file or folder"},
       {{"convert", "--graph", data, "--to", tmp.file("no/such/dir/out.h5")}, "no/such/dir"},
