@@ -13,24 +13,16 @@
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/random.hpp"
 #include "cli.hpp"
+#include "run_attend.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = attend::testing::CliResult;
 
-Result run(std::vector<std::string> args) {
-  Registry registry;
-  args.insert(args.begin(), "attend");
-  std::ostringstream out, err;
-  const int code = cli::run_cli(args, registry, out, err);
-  return {code, out.str(), err.str()};
-}
+Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
 
 std::set<std::string> files_in(const fs::path& dir) {
   std::set<std::string> names;

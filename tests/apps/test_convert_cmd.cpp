@@ -13,26 +13,16 @@
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "cli.hpp"
+#include "run_attend.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = attend::testing::CliResult;
 
-Result run(std::vector<std::string> args) {
-  Registry registry;
-  register_core_layers(registry);
-  graph::register_graph_layers(registry);
-  args.insert(args.begin(), "attend");
-  std::ostringstream out, err;
-  const int code = cli::run_cli(args, registry, out, err);
-  return {code, out.str(), err.str()};
-}
+Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
 
 std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 

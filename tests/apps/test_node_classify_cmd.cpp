@@ -10,26 +10,16 @@
 #include "attend/core/builtin_layers.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "cli.hpp"
+#include "run_attend.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = attend::testing::CliResult;
 
-Result run(std::vector<std::string> args) {
-  Registry registry;
-  register_core_layers(registry);
-  graph::register_graph_layers(registry);
-  args.insert(args.begin(), "attend");
-  std::ostringstream out, err;
-  const int code = cli::run_cli(args, registry, out, err);
-  return {code, out.str(), err.str()};
-}
+Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
 
 // Two clusters of six nodes, features that tell them apart, two classes.
 fs::path write_dataset(const fs::path& dir) {
