@@ -30,7 +30,7 @@ test: build
 # test builds its consumer with the same -fsanitize flags (an instrumented libattend_core.so
 # needs the sanitizer runtimes loaded first).
 test-sanitize: bootstrap
-	cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTEND_SANITIZE=ON $(CMAKE_ARGS)
+	cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTEND_SANITIZE=ON -DATTEND_BUILD_BENCHMARKS=OFF $(CMAKE_ARGS)
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE slow
 
