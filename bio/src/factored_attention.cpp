@@ -157,32 +157,12 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
 }
 
 nlohmann::json factored_parameters(const FactoredOptions& options, const PottsResult& result) {
-  return {
-      {"n_heads", options.n_heads},
-      {"c_hidden", options.c_hidden},
-      {"init_std", options.init_std},
-      {"seed", options.seed},
-      {"identity_threshold", options.identity_threshold},
-      {"lambda_single", options.lambda_single},
-      {"lambda_pair_factor", options.lambda_pair_factor},
-      {"lambda_pair", result.lambda_pair},
-      {"max_sequence_gap_fraction", options.filter.max_sequence_gap_fraction},
-      {"max_depth", options.filter.max_depth},
-      {"max_column_gap_fraction", options.filter.max_column_gap_fraction},
-      {"optimizer", "lbfgs"},
-      {"lbfgs_history", options.optimizer.history},
-      {"max_iterations", options.optimizer.max_iterations},
-      {"epsilon", options.optimizer.epsilon},
-      {"past", options.optimizer.past},
-      {"num_sequences", result.num_sequences},
-      {"num_columns", static_cast<int64_t>(result.columns.size())},
-      {"n_eff", result.n_eff},
-      {"iterations", result.iterations},
-      {"evaluations", result.evaluations},
-      {"objective", result.objective},
-      {"status", to_string(result.status)},
-      {"seconds", result.seconds},
-  };
+  nlohmann::json j = detail::pseudo_likelihood_parameters(options, result);
+  j["n_heads"] = options.n_heads;
+  j["c_hidden"] = options.c_hidden;
+  j["init_std"] = options.init_std;
+  j["seed"] = options.seed;
+  return j;
 }
 
 }  // namespace attend::bio

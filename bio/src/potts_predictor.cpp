@@ -53,28 +53,7 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
 }
 
 nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result) {
-  return {
-      {"identity_threshold", options.identity_threshold},
-      {"lambda_single", options.lambda_single},
-      {"lambda_pair_factor", options.lambda_pair_factor},
-      {"lambda_pair", result.lambda_pair},
-      {"max_sequence_gap_fraction", options.filter.max_sequence_gap_fraction},
-      {"max_depth", options.filter.max_depth},
-      {"max_column_gap_fraction", options.filter.max_column_gap_fraction},
-      {"optimizer", "lbfgs"},
-      {"lbfgs_history", options.optimizer.history},
-      {"max_iterations", options.optimizer.max_iterations},
-      {"epsilon", options.optimizer.epsilon},
-      {"past", options.optimizer.past},
-      {"num_sequences", result.num_sequences},
-      {"num_columns", static_cast<int64_t>(result.columns.size())},
-      {"n_eff", result.n_eff},
-      {"iterations", result.iterations},
-      {"evaluations", result.evaluations},
-      {"objective", result.objective},
-      {"status", to_string(result.status)},
-      {"seconds", result.seconds},
-  };
+  return detail::pseudo_likelihood_parameters(options, result);
 }
 
 }  // namespace attend::bio

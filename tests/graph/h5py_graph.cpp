@@ -15,12 +15,13 @@
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/tsv_triples.hpp"
+#include "python_check.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
-constexpr int kSkip = 77;
-constexpr const char* kPython = "/usr/bin/python3";
+using attend::testing::kPython;
+using attend::testing::kSkip;
 
 // Reads the source files itself (gzip text, TSV) and compares every array of the graph files.
 const char* kScript = R"PY(
@@ -117,19 +118,7 @@ int main() {
 
     const std::string script = dir.file("check.py");
     attend::testing::write_text_file(script, kScript);
-    // -I: ignore PYTHONPATH / PYTHONHOME and the user site, which may belong to another Python.
-    const std::string command = std::string(kPython) + " -I '" + script + "' '" + cora_dir + "' '" + cora_h5 +
-                                "' '" + tsv + "' '" + kg_h5 + "'";
-    std::fflush(stdout);
-    const int status = std::system(command.c_str());
-    if (status == -1 || !WIFEXITED(status)) {
-      std::printf("FAILED: could not run %s\n", command.c_str());
-      return 1;
-    }
-    const int code = WEXITSTATUS(status);
-    if (code == kSkip) return kSkip;
-    if (code != 0) std::printf("FAILED: %s exited with %d\n", kPython, code);
-    return code == 0 ? 0 : 1;
+    return attend::testing::run_python_check(script, {cora_dir, cora_h5, tsv, kg_h5});
   } catch (const std::exception& error) {
     std::printf("FAILED: %s\n", error.what());
     return 1;
