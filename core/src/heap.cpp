@@ -10,8 +10,8 @@ namespace attend {
 
 void keep_freed_memory() {
 #if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest value glibc accepts on 64-bit
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_MMAP_MAX, 0);  // every block from the heap, however large
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
 

@@ -517,3 +517,34 @@ TEST_CASE("sparse_attention rejects inconsistent shapes", "[core]") {
   bad.dropout = 1.0f;
   CHECK_THROWS_AS(ops::sparse_attention(csr, ops::SparseScores::gat(s, s), v, bad), Error);
 }
+
+TEST_CASE("sparse_attention: gradients of a subset of inputs equal those of all inputs",
+          "[core]") {
+  // The backward skips the passes whose gradients nobody asked for; what it does compute
+  // must not change with that.
+  const EdgeList g = random_graph(300, 2400, 31);
+  const Csr csr = g.csr();
+  const int64_t heads = 3, c = 5;
+  ops::SparseAttentionOptions opt;
+  opt.dropout = 0.25f;
+  opt.training = true;
+  opt.seed = 7;
+  const Tensor seed_grad = random_tensor({g.n, heads, c}, 32);
+  auto run = [&](bool values_grad, bool scores_grad) {
+    Var v(random_tensor({g.n, heads, c}, 33), values_grad);
+    Var q(random_tensor({g.n, heads, c}, 34), scores_grad);
+    Var k(random_tensor({g.n, heads, c}, 35), scores_grad);
+    Var e(random_tensor({g.size(), heads, c}, 36), scores_grad);
+    ops::sparse_attention(csr, ops::SparseScores::dot(q, k, e), v, opt).backward(seed_grad);
+    return std::vector<Tensor>{values_grad ? v.grad() : Tensor(), scores_grad ? q.grad() : Tensor(),
+                               scores_grad ? k.grad() : Tensor(), scores_grad ? e.grad() : Tensor()};
+  };
+  const auto all = run(true, true);
+  const auto values_only = run(true, false);
+  const auto scores_only = run(false, true);
+  CHECK(bitwise_equal(all[0], values_only[0]));
+  for (int i = 1; i < 4; ++i) {
+    INFO("score input " << i);
+    CHECK(bitwise_equal(all[i], scores_only[i]));
+  }
+}

@@ -311,16 +311,70 @@ struct Grads {
   float* logits = nullptr;
 };
 
-/// Backward pass 1, over destination rows: softmax backward into `dscore` [E, H] (for gat
-/// multiplied by the LeakyReLU derivative), gradients of the destination terms, of the edge
-/// features and of precomputed logits (each edge written by its destination row only), and per-block partial sums of the att gradient in `att_partial` [blocks, H, C'].
+/// Backward pass 1, over source rows through the transpose, one gathered row g_i per edge
+/// j -> i: the gradient of the edge's attention weights, d alpha = g_i . v_j (+ g_i . e_ij
+/// for edge features), times the dropout mask, written into `dscore` [E, H] at the edge's
+/// destination-major position; and the value gradient g_v[j] += alpha g_i. The row v_j stays
+/// in cache while its out-edges are visited, so backward gathers one wide row per edge, not
+/// two. Each position of `dscore` and each row of g_v is written by its source row only.
+void backward_messages(const Problem& pr, const float* probs, const float* gy, float* dscore,
+                       float* g_values) {
+  if (!dscore && !g_values) return;
+  const int64_t heads = pr.heads, c = pr.c, hc = heads * c;
+  const int64_t n_edges = pr.n_edges;
+  const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
+  const float *values = pr.values, *edge = pr.edge;
+  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
+    std::vector<float> weight(heads);
+    for (int64_t j = lo; j < hi; ++j) {
+      const float* vj = values + j * hc;  // [H, C]
+      float* gv = g_values ? g_values + j * hc : nullptr;  // [H, C]
+      for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
+        if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
+          const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
+          prefetch(gy + ia * hc, hc);
+          prefetch(probs + pa * heads, heads);
+          if (pr.dropout) prefetch(pr.mask + pa * heads, heads);
+        }
+        const int64_t i = out_dst[k], p = out_pos[k];
+        const float* gi = gy + i * hc;  // [H, C]
+        const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
+        if (dscore) {
+          float* dsp = dscore + p * heads;  // [H]
+          for (int64_t h = 0; h < heads; ++h) dsp[h] = dot_product(gi + h * c, vj + h * c, c);
+          if (edge) {
+            const float* ej = edge + pr.edge_id[p] * hc;  // [H, C]
+            for (int64_t h = 0; h < heads; ++h) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
+          }
+          if (m) {
+            for (int64_t h = 0; h < heads; ++h) dsp[h] *= m[h];
+          }
+        }
+        if (gv) {
+          const float* a = probs + p * heads;  // [H]
+          if (m) {
+            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * m[h];
+            a = weight.data();
+          }
+          for (int64_t h = 0; h < heads; ++h) axpy(a[h], gi + h * c, gv + h * c, c);
+        }
+      }
+    }
+  });
+}
+
+/// Backward pass 2, over destination rows: softmax backward of the d alpha in `dscore`, in
+/// place, into the score gradients (for gat times the LeakyReLU derivative); gradients of the
+/// destination terms, of the edge features and of precomputed logits (each edge written by
+/// its destination row only), and per-block partial sums of the att gradient in
+/// `att_partial` [blocks, H, C'].
 template <Rule R>
 void backward_rows(const Problem& pr, const float* probs, const float* gy, float* dscore,
                    const Grads& g, float* att_partial) {
-  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hd = heads * d;
   const int64_t n_edges = pr.n_edges;
   const int64_t *src = pr.src, *edge_id = pr.edge_id;
-  const float *values = pr.values, *s_src = pr.s_src, *s_dst = pr.s_dst, *edge = pr.edge;
+  const float *s_src = pr.s_src, *s_dst = pr.s_dst, *edge = pr.edge;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
     std::vector<float> total(heads);
     float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * hd : nullptr;
@@ -329,27 +383,8 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
       if (deg == 0) continue;
       const float* w = probs + begin * heads;  // [deg, H]
       float* ds = dscore + begin * heads;      // [deg, H]
-      const float* gi = gy + i * hc;           // [H, C]
-      // d alpha = g_i . message, then through the dropout mask.
-      for (int64_t p = 0; p < deg; ++p) {
-        const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
-        if (pos + kAhead < n_edges) {
-          prefetch(values + src[pos + kAhead] * hc, hc);
-          if constexpr (R != Rule::kLogits) prefetch(s_src + src[pos + kAhead] * hd, hd);
-        }
-        const float* vj = values + j * hc;  // [H, C]
-        float* dsp = ds + p * heads;        // [H]
-        for (int64_t h = 0; h < heads; ++h) dsp[h] = dot_product(gi + h * c, vj + h * c, c);
-        if (edge) {
-          const float* ej = edge + id * hc;  // [H, C]
-          for (int64_t h = 0; h < heads; ++h) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
-        }
-        if (pr.dropout) {
-          const float* m = pr.mask + pos * heads;  // [H]
-          for (int64_t h = 0; h < heads; ++h) dsp[h] *= m[h];
-        }
-      }
-      // Softmax backward: de = w (dw - sum_p w dw).
+      const float* gi = gy + i * heads * c;    // [H, C]
+      // Softmax backward: de = w (d alpha - sum_p w d alpha).
       for (int64_t h = 0; h < heads; ++h) total[h] = 0.0f;
       for (int64_t p = 0; p < deg; ++p) {
         for (int64_t h = 0; h < heads; ++h) total[h] += w[p * heads + h] * ds[p * heads + h];
@@ -361,7 +396,10 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
       }
       // Through the scoring rule, destination side.
       for (int64_t p = 0; p < deg; ++p) {
-        const int64_t j = src[begin + p], id = edge_id[begin + p];
+        const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
+        if constexpr (R != Rule::kLogits) {
+          if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
+        }
         for (int64_t h = 0; h < heads; ++h) {
           float& de = ds[p * heads + h];
           if constexpr (R == Rule::kGat) {
@@ -395,7 +433,7 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
             if (g.edge) {  // score term and message term of edge (id, h)
               float* ge = g.edge + (id * heads + h) * d;
               axpy(des, s_dst + (i * heads + h) * d, ge, d);
-              const float drop = pr.dropout ? pr.mask[(begin + p) * heads + h] : 1.0f;
+              const float drop = pr.dropout ? pr.mask[pos * heads + h] : 1.0f;
               axpy(w[p * heads + h] * drop, gi + h * c, ge, c);
             }
           }
@@ -405,43 +443,22 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
   });
 }
 
-/// Backward pass 2, over source rows through the transpose: gradients of the values and of
-/// the source terms. Each source row sums over its out-edges in position order.
+/// Backward pass 3, over source rows through the transpose: gradients of the source terms.
+/// Each source row sums over its out-edges in position order.
 template <Rule R>
-void backward_sources(const Problem& pr, const float* probs, const float* gy,
-                      const float* dscore, const Grads& g) {
-  const int64_t heads = pr.heads, c = pr.c, d = pr.d, hc = heads * c, hd = heads * d;
+void backward_sources(const Problem& pr, const float* dscore, const Grads& g) {
+  const int64_t heads = pr.heads, d = pr.d, hd = heads * d;
   const int64_t n_edges = pr.n_edges;
   const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
   const float *s_src = pr.s_src, *s_dst = pr.s_dst;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
-    std::vector<float> weight(heads);
     for (int64_t j = lo; j < hi; ++j) {
       for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
         if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
-          const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
-          if (g.values) {
-            prefetch(gy + ia * hc, hc);
-            prefetch(probs + pa * heads, heads);
-          }
-          if (g.src) {
-            prefetch(dscore + pa * heads, heads);
-            if constexpr (R != Rule::kGat) prefetch(s_dst + ia * hd, hd);
-          }
+          prefetch(dscore + out_pos[k + kAhead] * heads, heads);
+          if constexpr (R != Rule::kGat) prefetch(s_dst + out_dst[k + kAhead] * hd, hd);
         }
         const int64_t i = out_dst[k], p = out_pos[k];
-        if (g.values) {
-          const float* a = probs + p * heads;  // [H]
-          if (pr.dropout) {
-            const float* m = pr.mask + p * heads;  // [H]
-            for (int64_t h = 0; h < heads; ++h) weight[h] = a[h] * m[h];
-            a = weight.data();
-          }
-          const float* gi = gy + i * hc;  // [H, C]
-          float* gv = g.values + j * hc;  // [H, C]
-          for (int64_t h = 0; h < heads; ++h) axpy(a[h], gi + h * c, gv + h * c, c);
-        }
-        if (!g.src) continue;
         const float* de = dscore + p * heads;  // [H]
         if constexpr (R == Rule::kGat) {
           for (int64_t h = 0; h < heads; ++h) g.src[j * heads + h] += de[h];
@@ -470,19 +487,19 @@ template <Rule R>
 void backward(const Problem& pr, const float* probs, const float* gy, const Grads& g) {
   const bool score_grads = g.src || g.dst || g.att || g.edge || g.logits;
   Tensor dscore;  // [E, H]
-  if (score_grads) {
-    dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
-    const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
-    std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
-    backward_rows<R>(pr, probs, gy, dscore.data(), g, g.att ? att_partial.data() : nullptr);
-    if (g.att) {  // per-block partials added in block order
-      for (int64_t b = 0; b < n_blocks; ++b) {
-        const float* part = att_partial.data() + b * pr.heads * pr.d;
-        for (int64_t k = 0; k < pr.heads * pr.d; ++k) g.att[k] += part[k];
-      }
+  if (score_grads) dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
+  backward_messages(pr, probs, gy, score_grads ? dscore.data() : nullptr, g.values);
+  if (!score_grads) return;
+  const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
+  std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
+  backward_rows<R>(pr, probs, gy, dscore.data(), g, g.att ? att_partial.data() : nullptr);
+  if (g.att) {  // per-block partials added in block order
+    for (int64_t b = 0; b < n_blocks; ++b) {
+      const float* part = att_partial.data() + b * pr.heads * pr.d;
+      for (int64_t k = 0; k < pr.heads * pr.d; ++k) g.att[k] += part[k];
     }
   }
-  if (g.values || g.src) backward_sources<R>(pr, probs, gy, dscore.data(), g);
+  if (g.src) backward_sources<R>(pr, dscore.data(), g);
 }
 
 }  // namespace
