@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side benchmark: attend's bench programs against PyTorch references.
 
-Usage: python3 benchmarks/compare.py [--quick] [--threads 2] [--build build] --json OUT.json
+Usage: python3 benchmarks/compare.py [--quick] [--threads 2] [--build build] [--only NAMES] --json OUT.json
 
 Each side runs in a process of its own per workload and times the median of repeated runs
 inside that one invocation; each side's peak memory is the ru_maxrss of that fresh child
@@ -134,7 +134,12 @@ def main():
     p.add_argument("--torch-python", help="interpreter with torch (default: search)")
     p.add_argument("--passive", action="store_true",
                    help="OMP_WAIT_POLICY=passive for both sides (automatic when the load is high)")
+    p.add_argument("--only", help="comma-separated workload names or prefixes to run (e.g. gat_100k,dense_fwdbwd)")
     args = p.parse_args()
+    wanted = [w for w in (args.only or "").split(",") if w]
+
+    def selected(name):
+        return not wanted or any(name.startswith(w) for w in wanted)
     if not args.passive and load_average() > os.cpu_count():
         args.passive = True
         print(f"load average {load_average():.1f} > {os.cpu_count()} cores: OMP_WAIT_POLICY=passive")
@@ -152,6 +157,8 @@ def main():
         ("gat_1m", dict(nodes=1000000, edges=10000000, features=64, heads=4, channels=16)),
     ]
     for name, shape in gat_shapes:
+        if not selected(name):
+            continue
         r = (10 if args.quick else 20) if name == "gat_cora" else (2 if args.quick else 5)
         if name == "gat_1m":
             if args.quick:
@@ -172,6 +179,8 @@ def main():
 
     for n in (512, 2048, 4096):
         for measure, tag, backward in (("forward", "fwd", []), ("forward_backward", "fwdbwd", ["--backward"])):
+            if not selected(f"dense_{tag}_{n}"):
+                continue
             r = reps if n < 4096 else (2 if args.quick else 3)
             a_ms, a_rss = runner.attend_dense(n, measure, t, r)
             r_ms, r_rss = runner.reference("dense", ["--n", str(n), "--heads", "8", "--dim", "64"] + backward, t, r)
@@ -179,12 +188,13 @@ def main():
                             f"dense attention {measure.replace('_', '+')}, B=1 H=8 d=64"))
             print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
 
-    shape = gat_shapes[1][1]
-    r = 2 if args.quick else 5
-    one_ms, one_rss = runner.attend_gat(shape, 1, r)
-    many_ms, many_rss = runner.attend_gat(shape, t, r)
-    rows.append(row("gat_100k_scaling", many_ms, one_ms, many_rss, one_rss,
-                    f"attend only: reference_ms = 1 thread, attend_ms = {t} threads"))
+    if selected("gat_100k_scaling"):
+        shape = gat_shapes[1][1]
+        r = 2 if args.quick else 5
+        one_ms, one_rss = runner.attend_gat(shape, 1, r)
+        many_ms, many_rss = runner.attend_gat(shape, t, r)
+        rows.append(row("gat_100k_scaling", many_ms, one_ms, many_rss, one_rss,
+                        f"attend only: reference_ms = 1 thread, attend_ms = {t} threads"))
 
     gemm_gflops, _ = runner.attend_dense(2048, "gemm", t, 3)
     for x in rows:  # attend's dense rate against the GEMM peak
