@@ -67,11 +67,17 @@ float leaky_derivative(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
   for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(p + k);
 }
 
+/// a . b in eight interleaved partial sums added as a tree: short rows (a head's 4 to 64
+/// channels) vectorise without the lane-by-lane epilogue of an `omp simd` reduction. The
+/// order depends on n only.
 [[gnu::always_inline]] inline float dot_product(const float* a, const float* b, int64_t n) {
-  float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-  for (int64_t k = 0; k < n; ++k) s += a[k] * b[k];
-  return s;
+  float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    for (int l = 0; l < 8; ++l) lane[l] += a[k + l] * b[k + l];
+  }
+  for (int l = 0; k < n; ++k, ++l) lane[l] += a[k] * b[k];
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
 [[gnu::always_inline]] inline void axpy(float alpha, const float* x, float* y, int64_t n) {
