@@ -94,13 +94,6 @@ int report_failure(std::exception_ptr error, std::ostream& err) {
   return kExitInternal;
 }
 
-std::function<int()> not_yet_available(const std::string& name, Context& context) {
-  return [name, &context]() {
-    context.err << "attend " << name << ": not yet available in this version\n";
-    return kExitUsage;
-  };
-}
-
 int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostream& out,
             std::ostream& err) {
   try {

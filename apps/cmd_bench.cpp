@@ -1,11 +1,198 @@
-// `attend bench`: listed so that --help shows the whole program; not implemented yet.
+// `attend bench`: time one registered node layer (built-in or plugin) on a random graph,
+// inference forward and training forward + backward, for one or more thread counts.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attend/core/autodiff.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
+#include "attend/graph/graph_context.hpp"
+#include "attend/graph/node_dataset.hpp"
+#include "attend/graph/node_layer.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 
 namespace attend::cli {
 
+namespace {
+
+struct BenchOptions {
+  std::string layer = "gat";
+  std::string options = "{}";
+  int64_t nodes = 10000;
+  int64_t edges = 100000;
+  int64_t features = 128;
+  int64_t relations = 0;
+  std::vector<int> thread_counts;
+  int repeats = 5;
+  uint64_t seed = 1;
+  std::string json_path;
+};
+
+/// A graph of `nodes` nodes and `edges` random directed edges (a relation each when
+/// `relations` > 0).
+graph::NodeDataset random_graph(const BenchOptions& o, Rng& rng) {
+  graph::NodeDataset d;
+  d.name = "random";
+  d.num_nodes = o.nodes;
+  d.directed = true;
+  d.edge_src.resize(o.edges);
+  d.edge_dst.resize(o.edges);
+  for (int64_t e = 0; e < o.edges; ++e) {
+    d.edge_src[e] = static_cast<int64_t>(rng.below(o.nodes));
+    d.edge_dst[e] = static_cast<int64_t>(rng.below(o.nodes));
+  }
+  if (o.relations > 0) {
+    d.edge_type.resize(o.edges);
+    for (int64_t& t : d.edge_type) t = static_cast<int64_t>(rng.below(o.relations));
+    for (int64_t r = 0; r < o.relations; ++r) d.relation_names.push_back("r" + std::to_string(r));
+  }
+  d.num_classes = 2;
+  d.labels.assign(o.nodes, -1);
+  return d;
+}
+
+/// The layer's options: --options, with in_channels from the features (the node count for
+/// featureless nodes), out_channels 64 and num_relations from the graph unless given.
+Json layer_config(const BenchOptions& o, const graph::GraphContext& graph) {
+  Json config;
+  try {
+    config = Json::parse(o.options);
+  } catch (const Json::parse_error& e) {
+    throw InputError("--options", 0, std::string("not valid JSON: ") + e.what());
+  }
+  if (!config.is_object()) throw InputError("--options", 0, "expected a JSON object of layer options");
+  if (!config.contains("in_channels")) config["in_channels"] = o.features > 0 ? o.features : o.nodes;
+  if (!config.contains("out_channels")) config["out_channels"] = 64;
+  if (o.relations > 0 && !config.contains("num_relations")) config["num_relations"] = graph.num_relations();
+  return config;
+}
+
+template <class Fn>
+double median_ms(int repeats, Fn&& fn) {
+  fn();  // warm-up
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Peak resident memory of this process so far (VmHWM), in MiB; 0 where /proc is missing.
+double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0.0;
+}
+
+int run_bench(const BenchOptions& o, Context& context) {
+  Rng rng(o.seed);
+  const graph::GraphContext graph = graph::GraphContext::from_dataset(random_graph(o, rng));
+  const Json config = layer_config(o, graph);
+  std::unique_ptr<Module> module;
+  try {
+    module = context.registry.create(o.layer, config);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError("--layer " + o.layer + ": " + e.what());
+  }
+  const auto* layer = dynamic_cast<const graph::NodeLayer*>(module.get());
+  if (layer == nullptr) throw InputError("--layer " + o.layer + ": not a node layer (attend bench times node layers)");
+  graph::NodeFeatures x(graph::identity_features(o.nodes));  // featureless: a learned embedding
+  if (o.features > 0) {
+    Tensor dense({o.nodes, o.features});  // [N, F], uniform in [-1, 1]
+    for (float& v : dense) v = rng.uniform(-1.0f, 1.0f);
+    x = graph::NodeFeatures(Var(std::move(dense), false));
+  }
+  Tensor seed_grad({o.nodes, layer->out_features()});  // [N, out]
+  for (float& v : seed_grad) v = rng.uniform(-1.0f, 1.0f);
+
+  context.out << "layer " << o.layer << " " << module->config().dump() << "\n"
+              << "graph: " << o.nodes << " nodes, " << o.edges << " random edges"
+              << (o.relations > 0 ? ", " + std::to_string(o.relations) + " relations" : std::string())
+              << ", " << (o.features > 0 ? std::to_string(o.features) + " features" : std::string("featureless"))
+              << "; " << module->parameter_count() << " parameters; median of " << o.repeats << "\n";
+  char line[128];
+  std::snprintf(line, sizeof line, "%8s %14s %18s\n", "threads", "forward ms", "fwd+bwd ms");
+  context.out << line << std::flush;
+  const int threads_before = num_threads();
+  Json results = Json::array();
+  std::vector<int> counts = o.thread_counts.empty() ? std::vector<int>{threads_before} : o.thread_counts;
+  for (int t : counts) {
+    set_num_threads(t);
+    module->eval();
+    const double forward = median_ms(o.repeats, [&] {
+      NoGradGuard no_grad;
+      layer->forward(x, graph, o.seed);
+    });
+    module->train();
+    const double train = median_ms(o.repeats, [&] {
+      for (auto& [name, p] : module->named_parameters()) p.zero_grad();
+      layer->forward(x, graph, o.seed).backward(seed_grad);
+    });
+    std::snprintf(line, sizeof line, "%8d %14.2f %18.2f\n", t, forward, train);
+    context.out << line << std::flush;
+    results.push_back({{"threads", t}, {"forward_ms", forward}, {"forward_backward_ms", train}});
+  }
+  set_num_threads(threads_before);
+  const double rss = peak_rss_mib();
+  context.out << "peak resident memory: " << static_cast<int64_t>(std::lround(rss)) << " MiB\n";
+  if (!o.json_path.empty()) {
+    write_json_file(o.json_path, {{"layer", o.layer},
+                                  {"config", module->config()},
+                                  {"nodes", o.nodes},
+                                  {"edges", o.edges},
+                                  {"relations", o.relations},
+                                  {"features", o.features},
+                                  {"repeats", o.repeats},
+                                  {"seed", o.seed},
+                                  {"results", results},
+                                  {"peak_rss_mib", rss}});
+  }
+  return 0;
+}
+
+}  // namespace
+
 Command add_bench_command(CLI::App& parent, Context& context) {
-  CLI::App* app = parent.add_subcommand("bench", "Benchmark the attention kernels and layers (not yet available)");
-  return {app, not_yet_available("bench", context)};
+  CLI::App* app = parent.add_subcommand(
+      "bench", "Time a node layer (built-in or plugin) on a random graph: forward and forward+backward");
+  auto o = std::make_shared<BenchOptions>();
+  app->add_option("--layer", o->layer, "Registered layer name (see `attend layers`)")->capture_default_str();
+  app->add_option("--options", o->options,
+                  "Layer options as JSON; in_channels, out_channels (64) and num_relations default from the graph")
+      ->capture_default_str();
+  app->add_option("--nodes", o->nodes, "Nodes of the random graph")->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--edges", o->edges, "Random directed edges")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--features", o->features, "Dense input features per node (0: featureless, a learned embedding)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--relations", o->relations, "Edge types for relational layers (0: untyped)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--thread-counts", o->thread_counts, "Thread counts to time, e.g. 1,2 (default: --threads)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app->add_option("--repeats", o->repeats, "Timed runs per measurement; the median is reported")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--seed", o->seed, "Seed of the graph, features and dropout")->capture_default_str();
+  app->add_option("--json", o->json_path, "Also write the results as JSON to FILE")->type_name("FILE");
+  return {app, [o, &context] { return run_bench(*o, context); }};
 }
 
 }  // namespace attend::cli

@@ -38,11 +38,8 @@ Command add_contacts_command(CLI::App& parent, Context& context);
 /// `attend convert --to OUT.h5`: datasets to HDF5 (graphs: --graph/--triples, convert_graph.hpp;
 /// alignments: --msa, convert_msa.hpp).
 Command add_convert_command(CLI::App& parent, Context& context);
-/// `attend bench`: benchmarks of the kernels and layers (not yet available).
+/// `attend bench`: times a registered node layer (built-in or plugin) on a random graph,
+/// inference forward and training forward + backward, per thread count; `--json FILE`.
 Command add_bench_command(CLI::App& parent, Context& context);
-
-/// The action of a subcommand that is listed but not implemented in this version: prints
-/// "attend <name>: not yet available in this version" to `context.err`, returns 2.
-std::function<int()> not_yet_available(const std::string& name, Context& context);
 
 }  // namespace attend::cli

@@ -8,8 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
+#include "attend/graph/builtin_layers.hpp"
 #include "cli.hpp"
 
 using namespace attend;
@@ -70,13 +73,54 @@ TEST_CASE("each subcommand has its own help", "[apps]") {
   }
 }
 
-TEST_CASE("subcommands that are not implemented say so and exit 2", "[apps]") {
-  for (const char* name : {"bench"}) {
-    const Result r = run({name});
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err == std::string("attend ") + name + ": not yet available in this version\n");
+/// The graph layers and the parameterless "null" layer (not a node layer).
+Registry bench_registry() {
+  Registry registry;
+  graph::register_graph_layers(registry);
+  registry.add("null", null_factory(), "test");
+  return registry;
+}
+
+TEST_CASE("attend bench times a layer on a random graph and writes JSON", "[apps]") {
+  Registry registry = bench_registry();
+  const std::string json = (std::filesystem::temp_directory_path() / "attend_bench_test.json").string();
+  std::filesystem::remove(json);
+  const Result r = run({"bench", "--layer", "gat", "--options", "{\"heads\": 2, \"out_channels\": 4}",
+                        "--nodes", "50", "--edges", "200", "--features", "6", "--repeats", "1",
+                        "--thread-counts", "1,2", "--json", json},
+                       registry);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("fwd+bwd ms") != std::string::npos);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["layer"] == "gat");
+  CHECK(j["config"]["heads"] == 2);
+  CHECK(j["config"]["in_channels"] == 6);
+  REQUIRE(j["results"].size() == 2);
+  for (const auto& row : j["results"]) {
+    CHECK(row["forward_ms"].get<double>() >= 0.0);
+    CHECK(row["forward_backward_ms"].get<double>() >= 0.0);
   }
+  std::filesystem::remove(json);
+}
+
+TEST_CASE("attend bench: relational and featureless layers, and clear errors", "[apps]") {
+  Registry registry = bench_registry();
+  const Result rgcn = run({"bench", "--layer", "rgcn", "--nodes", "40", "--edges", "120", "--features", "0",
+                           "--relations", "3", "--repeats", "1"},
+                          registry);
+  INFO(rgcn.err);
+  CHECK(rgcn.code == 0);
+  const Result unknown = run({"bench", "--layer", "no_such_layer", "--nodes", "10", "--edges", "10"}, registry);
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("no_such_layer") != std::string::npos);
+  const Result bad_json = run({"bench", "--options", "{heads", "--nodes", "10", "--edges", "10"}, registry);
+  CHECK(bad_json.code == 2);
+  CHECK(bad_json.err.find("--options") != std::string::npos);
+  const Result not_node = run({"bench", "--layer", "null", "--nodes", "10", "--edges", "10"}, registry);
+  CHECK(not_node.code == 2);
+  CHECK(not_node.err.find("not a node layer") != std::string::npos);
 }
 
 TEST_CASE("a bad command line is one line on stderr and exit 2", "[apps]") {
