@@ -217,8 +217,13 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   bio::write_contact_png(base + ".png", prediction.scores, png);
 
   ctx.out << a.method << ": L " << L << ", " << result.num_sequences << " sequences, N_eff " << std::fixed
-          << std::setprecision(1) << result.n_eff << ", " << result.iterations << " iterations ("
-          << attend::to_string(result.status) << "), " << std::setprecision(2) << result.seconds << " s\n";
+          << std::setprecision(1) << result.n_eff << ", ";
+  if (a.method != "factored" && stored) {
+    ctx.out << "potts scores stored in " << a.msa << "\n";
+  } else {
+    ctx.out << result.iterations << " iterations (" << attend::to_string(result.status) << "), "
+            << std::setprecision(2) << result.seconds << " s\n";
+  }
   ctx.out.unsetf(std::ios::floatfield);
   ctx.out << "wrote " << base << ".h5, .mat, .rr, .png\n";
   nlohmann::json json = {{"method", a.method},

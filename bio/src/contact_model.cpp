@@ -19,6 +19,18 @@ using evoformer_detail::Init;
 using evoformer_detail::LayerNormModule;
 using evoformer_detail::make_linear;
 
+namespace {
+// Holds the blocks so their parameters are named evoformer.<b>.<name>.
+class BlockList : public Module {
+ public:
+  std::string type_name() const override { return "evoformer_stack"; }
+  Json config() const override { return Json::array(); }
+  const EvoformerBlock* add(std::unique_ptr<EvoformerBlock> block, int64_t index) {
+    return &add_child(std::to_string(index), std::move(block));
+  }
+};
+}  // namespace
+
 ContactModelOptions ContactModelOptions::from_json(const Json& config) {
   const std::string me = "contact_model";
   check_option_keys(config,
@@ -80,6 +92,7 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   relpos_ = add_parameter("relpos", init::normal({2 * o.max_relative_position + 1, o.c_z}, 1.0 / std::sqrt(double(o.c_z)),
                                                  rng));  // [2 r + 1, c_z]
   pair_embed_ = &add_child("pair_embed", make_linear(kPairFeatures, o.c_z, true, Init::kDefault, rng));
+  auto& stack = add_child("evoformer", std::make_unique<BlockList>());
   for (int64_t b = 0; b < o.blocks; ++b) {
     EvoformerBlockOptions bo;
     bo.c_m = o.c_m;
@@ -97,7 +110,7 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
     bo.seed = rng.split();
     // Validates the block options (throws InputError on a bad one).
     bo = EvoformerBlockOptions::from_json(bo.to_json());
-    blocks_.push_back(&add_child("evoformer." + std::to_string(b), std::make_unique<EvoformerBlock>(bo)));
+    blocks_.push_back(stack.add(std::make_unique<EvoformerBlock>(bo), b));
   }
   head_norm_ = &add_child("head_norm", std::make_unique<LayerNormModule>(o.c_z));
   head_ = &add_child("head", make_linear(o.c_z, 1, true, Init::kDefault, rng));

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "attend/bio/contact_training.hpp"
+#include "attend/core/error.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "synthetic_family.hpp"
 #include "temp_dir.hpp"
