@@ -267,3 +267,16 @@ TEST_CASE("contacts train reports a missing family file by list and line, writes
   CHECK(r.err.find("missing.h5") != std::string::npos);
   CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "list.txt"});
 }
+
+TEST_CASE("contacts predict --method evoformer uses the shipped model by default", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  const Result r = run({"contacts", "predict", "--method", "evoformer", "--msa", msa, "--out",
+                        (tmp.path() / "p").string(), "--quiet", "--json", (tmp.path() / "p.json").string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const bio::ContactPrediction p = bio::read_contacts_h5((tmp.path() / "p.h5").string());
+  CHECK(p.method == "evoformer");
+  CHECK(p.parameters["model"].get<std::string>().find("models/contact_evoformer.h5") != std::string::npos);
+  CHECK(p.scores.shape() == (Shape{12, 12}));
+}
