@@ -15,6 +15,7 @@
 #include "attend/core/random.hpp"
 #include "cli.hpp"
 #include "run_attend.hpp"
+#include "scoped_threads.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -212,11 +213,12 @@ TEST_CASE("convert --msa stores the encoded alignment, weights and potts scores"
 }
 
 TEST_CASE("contacts train fits a model that predict --method evoformer uses", "[apps]") {
+  const attend::testing::ScopedThreads restore(num_threads());  // the runs use --threads 1
   attend::testing::TempDir tmp;
   const std::string msa = write_alignment(tmp.path() / "a.aln").string();
   const std::string truth = write_truth(tmp.path() / "t.tsv").string();
   const std::string h5 = (tmp.path() / "a.h5").string();
-  Result r = run({"convert", "--msa", msa, "--to", h5, "--with-scores", "--max-sequences", "20"});
+  Result r = run({"--threads", "1", "convert", "--msa", msa, "--to", h5, "--with-scores", "--max-sequences", "20"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const bio::AlignmentFeatures f = bio::read_alignment_h5(h5);
@@ -225,14 +227,14 @@ TEST_CASE("contacts train fits a model that predict --method evoformer uses", "[
   CHECK(f.scores_parameters["num_sequences"] == 60);  // the fit saw every row
   { std::ofstream(tmp.path() / "list.txt") << "# one family\na.h5 t.tsv\n"; }
   const std::string model = (tmp.path() / "model.h5").string();
-  r = run({"contacts", "train", "--families", (tmp.path() / "list.txt").string(), "--out", model, "--epochs", "2",
-           "--crop", "8", "--msa-depth", "4", "--c-m", "4", "--c-z", "4", "--quiet", "--json",
+  r = run({"--threads", "1", "contacts", "train", "--families", (tmp.path() / "list.txt").string(), "--out", model,
+           "--epochs", "2", "--crop", "8", "--msa-depth", "4", "--c-m", "4", "--c-z", "4", "--quiet", "--json",
            (tmp.path() / "train.json").string()});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(read_json(tmp.path() / "train.json")["epochs"] == 2);
-  r = run({"contacts", "predict", "--method", "evoformer", "--model", model, "--msa", h5, "--truth", truth, "--out",
-           (tmp.path() / "evo").string(), "--quiet"});
+  r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--model", model, "--msa", h5, "--truth",
+           truth, "--out", (tmp.path() / "evo").string(), "--quiet"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("potts scores stored in") != std::string::npos);
@@ -269,9 +271,10 @@ TEST_CASE("contacts train reports a missing family file by list and line, writes
 }
 
 TEST_CASE("contacts predict --method evoformer uses the shipped model by default", "[apps]") {
+  const attend::testing::ScopedThreads restore(num_threads());  // the runs use --threads 1
   attend::testing::TempDir tmp;
   const std::string msa = write_alignment(tmp.path() / "a.aln").string();
-  const Result r = run({"contacts", "predict", "--method", "evoformer", "--msa", msa, "--out",
+  const Result r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--msa", msa, "--out",
                         (tmp.path() / "p").string(), "--quiet", "--json", (tmp.path() / "p.json").string()});
   INFO(r.err);
   REQUIRE(r.code == 0);

@@ -11,6 +11,7 @@
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/registry.hpp"
 #include "grad_check.hpp"
+#include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
 
 using namespace attend;
@@ -86,7 +87,8 @@ TEST_CASE("contact features: a family without scores is an input error", "[bio]"
   CHECK_THROWS_AS(bio::make_family_features(a, "x.h5"), InputError);
 }
 
-TEST_CASE("contact model: forward gives symmetric [W, W] logits; registry round trip", "[bio]") {
+TEST_CASE("contact model: forward gives symmetric [W, W] logits, the registry rebuilds it", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
   const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 2);
   bio::ContactModel model(tiny_options());
   model.eval();
@@ -128,28 +130,28 @@ TEST_CASE("contact model: parameter gradients match finite differences", "[bio][
   go.rtol = 3e-2f;
   go.atol = 3e-3f;
   go.max_checks = 6;
+  const testing::ScopedThreads one_thread(1);  // many tiny forwards; threads are tested below
   const testing::GradCheckResult r = testing::check_module_gradients(model, [&] { return model.forward(in); }, go);
   INFO(r.report);
   CHECK(r.ok);
 }
 
 TEST_CASE("contact model: forward and backward are bit-identical for 1 and 2 threads", "[bio]") {
-  const bio::TrainingFamily fam = testing::synthetic_family(11, 7, 4);
+  const bio::TrainingFamily fam = testing::synthetic_family(8, 5, 4);
   auto run = [&](int threads) {
     set_num_threads(threads);
     bio::ContactModel model(tiny_options());
     model.train();  // dropout on, masks from the seed
     ParameterArena arena(model.named_parameters());
     Rng rng(0);
-    const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 11, bio::sample_rows(7, 3, rng));
+    const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 8, bio::sample_rows(5, 3, rng));
     const Var logits = model.forward(in, 99);
     ops::sum(logits).backward();
     return std::make_pair(logits.value(), Tensor({arena.size()}, std::vector<float>(arena.grads().begin(), arena.grads().end())));
   };
-  const int before = num_threads();
+  const testing::ScopedThreads restore(num_threads());
   const auto one = run(1);
   const auto two = run(2);
-  set_num_threads(before);
   CHECK(bitwise_equal(one.first, two.first));
   CHECK(bitwise_equal(one.second, two.second));
 }

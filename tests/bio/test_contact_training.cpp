@@ -8,6 +8,7 @@
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parameter_arena.hpp"
+#include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
 #include "temp_dir.hpp"
 
@@ -53,6 +54,7 @@ Tensor parameters_of(const Module& m) {
 }  // namespace
 
 TEST_CASE("contact training: the loss falls on a synthetic family", "[bio]") {
+  const testing::ScopedThreads one_thread(1);  // thread invariance: test_contact_model.cpp
   const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(14, 8, 1),
                                                   testing::synthetic_family(12, 6, 2)};
   bio::ContactModel model(small_options());
@@ -64,6 +66,7 @@ TEST_CASE("contact training: the loss falls on a synthetic family", "[bio]") {
 }
 
 TEST_CASE("contact training: a resumed run is bit-identical to an uninterrupted one", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
   testing::TempDir dir;
   const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(13, 7, 3)};
   const std::vector<bio::TrainingFamily> val = {testing::synthetic_family(10, 5, 4)};
