@@ -98,6 +98,17 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   ctx.out << "model: " << model->options().blocks << " Evoformer block(s), c_m " << model->options().c_m << ", c_z "
           << model->options().c_z << ", " << model->parameter_count() << " parameters\n";
 
+  // The untrained model ranks pairs as potts (contact_model.hpp): the baseline to beat.
+  const std::string scored = validation.empty() ? "training" : "validation";
+  std::optional<bio::FamilyPrecision> initial;
+  if (!resume) {
+    model->eval();
+    initial = bio::mean_long_range_precision(*model, validation.empty() ? train : validation);
+    ctx.out << std::fixed << std::setprecision(3) << "untrained (the potts ranking): " << scored
+            << " long-range P@L/5 " << initial->top_l5 << ", P@L/2 " << initial->top_l2 << "\n";
+    ctx.out.unsetf(std::ios::floatfield);
+  }
+
   bio::ContactTrainOptions o;
   o.epochs = a.epochs;
   o.steps_per_epoch = a.steps_per_epoch;
@@ -119,7 +130,6 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
                             {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
                             {"seed", a.seed}, {"seconds", result.seconds}};
   save_checkpoint(a.out, data);
-  const std::string scored = validation.empty() ? "training" : "validation";
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)
           << result.seconds << " s; best epoch " << result.best_epoch + 1 << ": " << scored
           << " long-range P@L/5 " << std::setprecision(3) << result.best_val_metric << "\n";
@@ -133,9 +143,14 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
       for (const auto& [k, v] : r.eval.extras) e[k] = v;
       history.push_back(e);
     }
-    write_json_file(a.json, {{"model", a.out}, {"families", names}, {"epochs", result.epochs_run},
-                             {"best_epoch", result.best_epoch + 1}, {"best_P@L/5", result.best_val_metric},
-                             {"scored_on", scored}, {"seconds", result.seconds}, {"history", history}});
+    Json summary = {{"model", a.out}, {"families", names}, {"epochs", result.epochs_run},
+                    {"best_epoch", result.best_epoch + 1}, {"best_P@L/5", result.best_val_metric},
+                    {"scored_on", scored}, {"seconds", result.seconds}, {"history", history}};
+    if (initial) {
+      summary["untrained_P@L/5"] = initial->top_l5;
+      summary["untrained_P@L/2"] = initial->top_l2;
+    }
+    write_json_file(a.json, summary);
   }
   return 0;
 }

@@ -113,7 +113,10 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
     blocks_.push_back(stack.add(std::make_unique<EvoformerBlock>(bo), b));
   }
   head_norm_ = &add_child("head_norm", std::make_unique<LayerNormModule>(o.c_z));
-  head_ = &add_child("head", make_linear(o.c_z, 1, true, Init::kDefault, rng));
+  // Zero weights: the untrained model ranks pairs exactly as the coevolution score.
+  head_ = &add_child("head", make_linear(o.c_z, 1, true, Init::kFinal, rng));
+  potts_weight_ = add_parameter("potts_weight", Tensor({1}, std::vector<float>{1.0f}));        // [1]
+  potts_bias_ = add_parameter("potts_bias", Tensor({1}, std::vector<float>{kInitialPottsBias}));  // [1]
 }
 
 Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
@@ -146,7 +149,9 @@ Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
     z = state.z;  // [W, W, c_z]
   }
   const Var sym = ops::scale(ops::add(z, ops::permute(z, {1, 0, 2})), 0.5f);  // [W, W, c_z]
-  return ops::reshape(head_->forward(head_norm_->forward(sym)), {W, W});           // [W, W]
+  // The skip path: w_p * score + b, plus the learned correction of the head.
+  const Var skip = ops::add(ops::mul(Var(in.pair), potts_weight_), potts_bias_);  // [W, W, 1]
+  return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
 }
 
 void ContactModel::register_into(Registry& registry) {

@@ -233,6 +233,8 @@ TEST_CASE("contacts train fits a model that predict --method evoformer uses", "[
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(read_json(tmp.path() / "train.json")["epochs"] == 2);
+  CHECK(r.out.find("untrained (the potts ranking): training long-range P@L/5") != std::string::npos);
+  CHECK(read_json(tmp.path() / "train.json").contains("untrained_P@L/5"));
   r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--model", model, "--msa", h5, "--truth",
            truth, "--out", (tmp.path() / "evo").string(), "--quiet"});
   INFO(r.err);

@@ -118,11 +118,38 @@ TEST_CASE("contact model: forward gives symmetric [W, W] logits, the registry re
   CHECK(p[1] < 1.0f);
 }
 
+TEST_CASE("contact model: untrained, the logits are the skip path w_p * score + b", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 5);
+  bio::ContactModel model(tiny_options());
+  model.eval();
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 9, bio::sample_rows(6, 3, rng));
+  const Tensor logits = model.forward(in).value();  // [9, 9]
+  for (int64_t k = 0; k < 81; ++k) CHECK(logits[k] == in.pair[k] * 1.0f + bio::kInitialPottsBias);
+  // So the probabilities rank the pairs as the scores do.
+  const Tensor p = bio::predict_contact_probabilities(model, fam.features);
+  for (int64_t i = 0; i < 9; ++i)
+    for (int64_t j = i + 1; j < 9; ++j)
+      for (int64_t k = 0; k < 9; ++k)
+        for (int64_t l = k + 1; l < 9; ++l) {
+          if (fam.features.scores[i * 9 + j] > fam.features.scores[k * 9 + l]) CHECK(p[i * 9 + j] >= p[k * 9 + l]);
+        }
+}
+
 TEST_CASE("contact model: parameter gradients match finite differences", "[bio][grad]") {
   const bio::TrainingFamily fam = testing::synthetic_family(6, 4, 3);
   bio::ContactModelOptions o = tiny_options();
   bio::ContactModel model(o);
   model.eval();  // no dropout: a deterministic function of the parameters
+  // The head starts at zero, which would hide the trunk's gradients: give it weights.
+  bool found = false;
+  for (auto& [name, p] : model.named_parameters()) {
+    if (name != "head.weight") continue;
+    p.value() = testing::random_tensor(p.shape(), 21);
+    found = true;
+  }
+  REQUIRE(found);
   Rng rng(0);
   const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 6, bio::sample_rows(4, 3, rng));
   testing::GradCheckOptions go;  // the tolerances of the Evoformer module checks

@@ -8,7 +8,13 @@
 ///        + Embedding(clip(pos_i - pos_j, -r, r) + r)        (relative positions, Alg. 4)
 ///        + Linear(pair)                                     (the coevolution score)
 ///   (m, z) = EvoformerBlock_b(m, z) for b = 1..blocks
-///   logits = Linear(LayerNorm((z + z^T) / 2))               [W, W], symmetric
+///   logits = w_p * score + b + Linear(LayerNorm((z + z^T) / 2))   [W, W], symmetric
+///
+/// The skip path w_p * score + b (score: the standardised potts APC score of the pair, w_p
+/// starts at 1, b at kInitialPottsBias) carries the coevolution signal straight to the logit
+/// and the head (weights and bias 0 at initialisation, as AF2's final layers) learns a
+/// correction, the usual way learned contact predictors build on coevolution features: the
+/// untrained model ranks pairs exactly as potts does, and training starts from there.
 ///
 /// DEVIATION: AF2 predicts distogram bins; we predict the binary contact (< 8 A) with a
 /// logistic loss, and the pair input carries the potts APC score (contact_features.hpp).
@@ -56,8 +62,11 @@ struct ContactModelOptions {
   Json to_json() const;
 };
 
+/// Initial bias of the skip path: about the log-odds of a contact among pairs at least 6 apart.
+inline constexpr float kInitialPottsBias = -3.0f;
+
 /// Children: msa_embed, target_msa, target_left, target_right, relpos, pair_embed,
-/// evoformer.<b>, head_norm, head.
+/// evoformer.<b>, head_norm, head; parameters potts_weight [1] and potts_bias [1].
 class ContactModel : public Module {
  public:
   explicit ContactModel(ContactModelOptions options);
@@ -85,6 +94,8 @@ class ContactModel : public Module {
   std::vector<const EvoformerBlock*> blocks_;
   const evoformer_detail::LayerNormModule* head_norm_;
   const Linear* head_;
+  Var potts_weight_;  // [1]
+  Var potts_bias_;    // [1]
 };
 
 /// Contact probabilities [L, L] (sigmoid of the logits, diagonal 0) of a whole family with
