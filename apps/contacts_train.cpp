@@ -125,8 +125,10 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   ParameterArena arena(model->named_parameters());
   CheckpointData data = capture_checkpoint(*model, arena, nullptr, nullptr);
   Json names = Json::array();
+  Json val_names = Json::array();
   for (const auto& f : train) names.push_back(f.features.name);
-  data.model["training"] = {{"families", names}, {"epochs", result.epochs_run}, {"best_epoch", result.best_epoch},
+  for (const auto& f : validation) val_names.push_back(f.features.name);
+  data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run}, {"best_epoch", result.best_epoch},
                             {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
                             {"seed", a.seed}, {"seconds", result.seconds}};
   save_checkpoint(a.out, data);
