@@ -128,8 +128,8 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   Json val_names = Json::array();
   for (const auto& f : train) names.push_back(f.features.name);
   for (const auto& f : validation) val_names.push_back(f.features.name);
-  data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run}, {"best_epoch", result.best_epoch},
-                            {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
+  data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run},
+                            {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
                             {"seed", a.seed}, {"seconds", result.seconds}};
   save_checkpoint(a.out, data);
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)

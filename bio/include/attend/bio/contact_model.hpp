@@ -62,7 +62,8 @@ struct ContactModelOptions {
   Json to_json() const;
 };
 
-/// Initial bias of the skip path: about the log-odds of a contact among pairs at least 6 apart.
+/// Initial bias of the skip path: sigmoid(-3) = 0.05, a contact prior of the order of the
+/// contact fraction among pairs at least 6 apart (it sets the starting loss, not the ranking).
 inline constexpr float kInitialPottsBias = -3.0f;
 
 /// Children: msa_embed, target_msa, target_left, target_right, relpos, pair_embed,
