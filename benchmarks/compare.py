@@ -220,7 +220,9 @@ def main():
                             f"dense attention {measure.replace('_', '+')}, B=1 H=8 d=64"))
             print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
 
-    rows += evoformer_block_rows(runner, t, 1 if args.quick else 3)
+    # One timed run after a warm-up per side: the block takes seconds (attend) to minutes (the
+    # reference) per pass on 2 cores; the pair adds about 7 minutes at a load of 9.
+    rows += evoformer_block_rows(runner, t, 1)
 
     shape = gat_shapes[1][1]
     r = 2 if args.quick else 5
