@@ -1,6 +1,7 @@
-// `attend contacts predict|eval`: unsupervised residue-contact prediction from one alignment
-// (the `potts` and `factored` methods), written as .h5, .mat, .rr and .png, and the CASP
-// precision of any prediction file against a structure or a contacts TSV.
+// `attend contacts predict|eval|train`: residue-contact prediction from one alignment (the
+// unsupervised `potts` and `factored` methods, and the trained `evoformer` model), written as
+// .h5, .mat, .rr and .png; the CASP precision of any prediction file against a structure or a
+// contacts TSV; training the evoformer model (contacts_train.cpp).
 #include <filesystem>
 #include <iomanip>
 #include <memory>
@@ -8,6 +9,8 @@
 #include <sstream>
 
 #include "attend/bio/alignment.hpp"
+#include "attend/bio/alignment_h5.hpp"
+#include "attend/bio/contact_features.hpp"
 #include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_readers.hpp"
 #include "attend/bio/contact_truth.hpp"
@@ -15,9 +18,12 @@
 #include "attend/bio/factored_attention.hpp"
 #include "attend/bio/pdb_reader.hpp"
 #include "attend/bio/potts_predictor.hpp"
+#include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/progress.hpp"
 #include "commands.hpp"
+#include "contacts_train.hpp"
+#include "data_files.hpp"
 #include "json_output.hpp"
 
 namespace attend::cli {
@@ -30,7 +36,7 @@ struct TruthArgs {
 };
 
 struct PredictArgs {
-  std::string msa, format = "auto", query, method = "potts", out, json;
+  std::string msa, format = "auto", query, method = "potts", out, json, model;
   TruthArgs truth;
   bool quiet = false;
   // Model knobs (0 / negative: the method's default).
@@ -131,26 +137,46 @@ class FitProgress {
 };
 
 int run_predict(const PredictArgs& a, Context& ctx) {
-  if (a.method != "potts" && a.method != "factored") {
-    throw InputError("unknown --method '" + a.method + "' (choose potts or factored)");
+  if (a.method != "potts" && a.method != "factored" && a.method != "evoformer") {
+    throw InputError("unknown --method '" + a.method + "' (choose potts, factored or evoformer)");
   }
+  if (!a.model.empty() && a.method != "evoformer") throw InputError("--model needs --method evoformer");
   const std::filesystem::path prefix(a.out);
   if (!prefix.parent_path().empty() && !std::filesystem::is_directory(prefix.parent_path())) {
     throw InputError(a.out, 0, "the output directory does not exist");
   }
-  const bio::Alignment alignment = bio::read_alignment(a.msa, bio::parse_alignment_format(a.format), a.query);
+  // potts and evoformer also read alignment HDF5 files (attend convert), potts scores included.
+  bio::AlignmentFeatures features;
+  if (a.method != "factored" && bio::is_hdf5_file(a.msa)) {
+    features = bio::read_alignment_h5(a.msa);
+  } else {
+    features.alignment = bio::read_alignment(a.msa, bio::parse_alignment_format(a.format), a.query);
+  }
+  const bio::Alignment& alignment = features.alignment;
   const int64_t L = alignment.length;
   if (L < 3) throw InputError(a.msa, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
   const std::string query = alignment.sequence(0);
-  // Read the truth before the fit so that a bad file fails fast.
+  // Read the truth and find the model before the fit so that a bad file fails fast.
   const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L);
+  std::string model_path;
+  if (a.method == "evoformer") {
+    model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
+    if (!std::filesystem::is_regular_file(model_path)) throw InputError(model_path, 0, "no such model file");
+  }
 
   bio::ContactPrediction prediction;
   prediction.query = query;
   prediction.method = a.method;
   bio::PottsResult result;
   if (a.heads < 0 || a.max_iterations < 0) throw InputError("--heads and --max-iterations must be positive");
-  if (a.method == "potts") {
+  const bool stored = features.scores.numel() > 0 && features.scores_method == "potts";
+  if (a.method != "factored" && stored) {  // the fit recorded in the alignment file
+    result.scores = features.scores;
+    result.num_sequences = features.scores_parameters.value("num_sequences", alignment.num_sequences());
+    result.n_eff = features.scores_parameters.value("n_eff", features.n_eff);
+    result.iterations = features.scores_parameters.value("iterations", 0);
+    prediction.parameters = features.scores_parameters;
+  } else if (a.method != "factored") {
     bio::PottsOptions options;
     if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
     if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
@@ -170,6 +196,14 @@ int run_predict(const PredictArgs& a, Context& ctx) {
     prediction.parameters = bio::factored_parameters(options, result);
   }
   prediction.scores = result.scores;
+  if (a.method == "evoformer") {
+    if (!stored) {
+      features.scores = result.scores;
+      features.weights = bio::sequence_weights(alignment, bio::kDefaultIdentityThreshold);
+    }
+    prediction.scores = predict_with_contact_model(bio::make_family_features(features, a.msa), model_path, ctx);
+    prediction.parameters["model"] = model_path;
+  }
 
   const std::string base = a.out;
   bio::write_contacts_h5(base + ".h5", prediction);
@@ -183,8 +217,13 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   bio::write_contact_png(base + ".png", prediction.scores, png);
 
   ctx.out << a.method << ": L " << L << ", " << result.num_sequences << " sequences, N_eff " << std::fixed
-          << std::setprecision(1) << result.n_eff << ", " << result.iterations << " iterations ("
-          << attend::to_string(result.status) << "), " << std::setprecision(2) << result.seconds << " s\n";
+          << std::setprecision(1) << result.n_eff << ", ";
+  if (a.method != "factored" && stored) {
+    ctx.out << "potts scores stored in " << a.msa << "\n";
+  } else {
+    ctx.out << result.iterations << " iterations (" << attend::to_string(result.status) << "), "
+            << std::setprecision(2) << result.seconds << " s\n";
+  }
   ctx.out.unsetf(std::ios::floatfield);
   ctx.out << "wrote " << base << ".h5, .mat, .rr, .png\n";
   nlohmann::json json = {{"method", a.method},
@@ -230,8 +269,12 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
       ->required()->type_name("FILE");
   predict->add_option("--format", p->format, "auto, a3m, fasta, psicov or stockholm")->capture_default_str();
   predict->add_option("--query", p->query, "Name of the query sequence (default: the first)")->type_name("NAME");
-  predict->add_option("--method", p->method, "potts (CCMpred pseudo-likelihood) or factored (factored attention)")
+  predict->add_option("--method", p->method,
+                      "potts (CCMpred pseudo-likelihood), factored (factored attention) or evoformer (trained model "
+                      "on the potts scores; --msa may be an alignment .h5 with scores)")
       ->capture_default_str();
+  predict->add_option("--model", p->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
+      ->type_name("FILE");
   predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX");
   add_truth_options(predict, p->truth);
   predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE");
@@ -248,7 +291,13 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   add_truth_options(eval, e->truth);
   eval->add_option("--json", e->json, "Write the precision table as JSON")->type_name("FILE");
 
-  auto run = [&context, predict, p, e]() { return predict->parsed() ? run_predict(*p, context) : run_eval(*e, context); };
+  CLI::App* train = app->add_subcommand("train", "Train the evoformer contact model on families with known contacts");
+  auto t = add_contacts_train_options(train);
+
+  auto run = [&context, predict, train, p, e, t]() {
+    if (train->parsed()) return run_contacts_train(*t, context);
+    return predict->parsed() ? run_predict(*p, context) : run_eval(*e, context);
+  };
   return {app, run};
 }
 

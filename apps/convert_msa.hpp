@@ -15,13 +15,15 @@ namespace attend::cli {
 struct ConvertMsaArgs {
   std::string msa, format = "auto", query;
   bool with_scores = false;
+  int64_t max_sequences = 0;  ///< keep the query and a seeded sample of the others (0: all)
 };
 
 /// Add --msa, --format, --query and --with-scores to `convert`.
 std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert);
 
-/// Read the alignment, weight it (80 % identity), optionally fit the potts predictor for
-/// `/scores`, write `to`. Returns the exit code.
+/// Read the alignment, optionally fit the potts predictor on all of it for `/scores`, then
+/// keep at most `max_sequences` rows (the query and others drawn by bio::sample_rows with
+/// seed 0), weight the kept rows (80 % identity), write `to`. Returns the exit code.
 int run_convert_msa(const ConvertMsaArgs& args, const std::string& to, Context& context);
 
 }  // namespace attend::cli

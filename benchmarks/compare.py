@@ -17,6 +17,11 @@ Workloads
                   (skipped under --quick, or when the reference would not fit in memory)
   dense_fwd_N     dense attention forward, B=1, H=8, d=64, N = 512, 2048, 4096
   dense_fwdbwd_N  dense attention forward + backward, same shapes
+  evoformer_block_fwd     one Evoformer block forward (inference), n_seq 128, n_res 256,
+                  c_m = c_z = 64, 8 MSA / 4 pair heads: bench_evoformer (block intermediates
+                  recomputed in the backward) against reference_evoformer_torch.py
+  evoformer_block_fwdbwd  the same block forward + backward (training mode, dropout on)
+                  (both skipped under --quick)
   gat_100k_scaling  attend's GAT 100k fwd+bwd at 1 thread (reference_ms column) against
                   --threads threads (attend_ms column); speedup is the scaling ratio
 machine.gemm_gflops is attend::gemm on 2048^3 (bench_dense_attention --measure gemm).
@@ -31,6 +36,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "reference_torch.py")
+REFERENCE_EVOFORMER = os.path.join(HERE, "reference_evoformer_torch.py")
+EVOFORMER_SHAPE = ["--n-seq", "128", "--n-res", "256", "--c-m", "64", "--c-z", "64", "--heads-msa", "8",
+                   "--heads-pair", "4"]
 
 
 def run_child(cmd, env):
@@ -105,6 +113,27 @@ class Runner:
                "gemm": "gemm_gflops"}[measure]
         return data[key], rss
 
+    def attend_evoformer(self, threads, repeats):
+        """bench_evoformer once: {"fwd": (ms, peak MiB), "fwdbwd": (ms, peak MiB)}; the peaks are the
+        process's own after each phase (the forward runs first)."""
+        bench = os.path.join(self.args.build, "benchmarks", "bench_evoformer")
+        if not os.path.exists(bench):
+            sys.exit(f"{bench} not found: build first (cmake --build {self.args.build})")
+        with tempfile.NamedTemporaryFile(suffix=".json") as j:
+            cmd = [bench] + EVOFORMER_SHAPE + ["--threads", str(threads), "--repeats", str(repeats), "--json", j.name]
+            run_child(cmd, self.env(threads))
+            data = json.load(open(j.name))
+        return {"fwd": (data["forward_ms"], data["peak_rss_mib_forward"]),
+                "fwdbwd": (data["forward_backward_ms"], data["peak_rss_mib_forward_backward"])}
+
+    def reference_evoformer(self, mode, threads, repeats):
+        if not self.torch_python:
+            return None, None
+        cmd = [self.torch_python, REFERENCE_EVOFORMER, "--mode", mode, "--threads", str(threads),
+               "--repeats", str(repeats)] + EVOFORMER_SHAPE
+        out, rss = run_child(cmd, self.env(threads))
+        return json.loads(out.strip().splitlines()[-1])["ms"], rss
+
     def reference(self, workload, extra, threads, repeats):
         if not self.torch_python:
             return None, None
@@ -119,6 +148,19 @@ def row(name, attend_ms, reference_ms, attend_rss, reference_rss, note=""):
     return {"name": name, "attend_ms": attend_ms, "reference_ms": reference_ms, "speedup": speedup,
             "attend_peak_mb": attend_rss, "reference_peak_mb": reference_rss,
             "load_average": round(load_average(), 2), "note": note}
+
+
+def evoformer_block_rows(runner, threads, repeats):
+    """The evoformer_block_fwd and evoformer_block_fwdbwd rows (issue #6)."""
+    attend = runner.attend_evoformer(threads, repeats)
+    rows = []
+    for tag, mode, what in (("fwd", "fwd", "forward"), ("fwdbwd", "fwd_bwd", "forward+backward")):
+        a_ms, a_rss = attend[tag]
+        r_ms, r_rss = runner.reference_evoformer(mode, threads, repeats)
+        rows.append(row(f"evoformer_block_{tag}", a_ms, r_ms, a_rss, r_rss,
+                        f"Evoformer block {what}, n_seq 128 n_res 256 c_m=c_z=64 heads 8/4"))
+        print(f"  evoformer_block_{tag}: attend {a_ms:.0f} ms, reference {fmt(r_ms, '.0f')} ms", flush=True)
+    return rows
 
 
 def fmt(v, spec):
@@ -187,6 +229,14 @@ def main():
             rows.append(row(f"dense_{tag}_{n}", a_ms, r_ms, a_rss, r_rss,
                             f"dense attention {measure.replace('_', '+')}, B=1 H=8 d=64"))
             print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
+
+    # One timed run after a warm-up per side: the block takes seconds (attend) to minutes (the
+    # reference) per pass on 2 cores; the pair adds about 7 minutes at a load of 9.
+    if selected("evoformer_block"):
+        if args.quick:
+            notes.append("evoformer_block skipped under --quick")
+        else:
+            rows += evoformer_block_rows(runner, t, 1)
 
     if selected("gat_100k_scaling"):
         shape = gat_shapes[1][1]

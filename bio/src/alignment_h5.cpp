@@ -1,5 +1,8 @@
 #include "attend/bio/alignment_h5.hpp"
 
+#include <cstring>
+#include <fstream>
+
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
@@ -35,6 +38,13 @@ void write_alignment_h5(const std::string& path, const AlignmentFeatures& featur
     file.close();
   }
   output.commit();
+}
+
+bool is_hdf5_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char signature[8] = {};
+  in.read(signature, 8);
+  return in.gcount() == 8 && std::memcmp(signature, "\x89HDF\r\n\x1a\n", 8) == 0;
 }
 
 AlignmentFeatures read_alignment_h5(const std::string& path) {

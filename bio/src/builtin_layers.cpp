@@ -1,5 +1,6 @@
 #include "attend/bio/builtin_layers.hpp"
 
+#include "attend/bio/contact_model.hpp"
 #include "attend/bio/evoformer/evoformer_block.hpp"
 
 namespace attend::bio {
@@ -15,6 +16,9 @@ void register_evoformer_layers(Registry& registry) {
   EvoformerBlock::register_into(registry);
 }
 
-void register_bio_layers(Registry& registry) { register_evoformer_layers(registry); }
+void register_bio_layers(Registry& registry) {
+  register_evoformer_layers(registry);
+  ContactModel::register_into(registry);
+}
 
 }  // namespace attend::bio

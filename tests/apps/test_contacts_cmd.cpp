@@ -11,9 +11,11 @@
 
 #include "attend/bio/alignment_h5.hpp"
 #include "attend/bio/alphabet.hpp"
+#include "attend/bio/contact_readers.hpp"
 #include "attend/core/random.hpp"
 #include "cli.hpp"
 #include "run_attend.hpp"
+#include "scoped_threads.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -208,4 +210,78 @@ TEST_CASE("convert --msa stores the encoded alignment, weights and potts scores"
   REQUIRE(f.scores.shape() == (Shape{12, 12}));
   CHECK(f.scores_method == "potts");
   CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "features.h5"});
+}
+
+TEST_CASE("contacts train fits a model that predict --method evoformer uses", "[apps]") {
+  const attend::testing::ScopedThreads restore(num_threads());  // the runs use --threads 1
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  const std::string truth = write_truth(tmp.path() / "t.tsv").string();
+  const std::string h5 = (tmp.path() / "a.h5").string();
+  Result r = run({"--threads", "1", "convert", "--msa", msa, "--to", h5, "--with-scores", "--max-sequences", "20"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const bio::AlignmentFeatures f = bio::read_alignment_h5(h5);
+  CHECK(f.alignment.num_sequences() == 20);
+  CHECK(f.alignment.names[0] == "1");           // the query stays first
+  CHECK(f.scores_parameters["num_sequences"] == 60);  // the fit saw every row
+  { std::ofstream(tmp.path() / "list.txt") << "# one family\na.h5 t.tsv\n"; }
+  const std::string model = (tmp.path() / "model.h5").string();
+  r = run({"--threads", "1", "contacts", "train", "--families", (tmp.path() / "list.txt").string(), "--out", model,
+           "--epochs", "2", "--crop", "8", "--msa-depth", "4", "--c-m", "4", "--c-z", "4", "--quiet", "--json",
+           (tmp.path() / "train.json").string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(read_json(tmp.path() / "train.json")["epochs"] == 2);
+  CHECK(r.out.find("untrained (the potts ranking): training long-range P@L/5") != std::string::npos);
+  CHECK(read_json(tmp.path() / "train.json").contains("untrained_P@L/5"));
+  r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--model", model, "--msa", h5, "--truth",
+           truth, "--out", (tmp.path() / "evo").string(), "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("potts scores stored in") != std::string::npos);
+  std::string query;
+  const Tensor p = bio::read_prediction((tmp.path() / "evo.h5").string(), &query);
+  CHECK(p.shape() == (Shape{12, 12}));
+  CHECK(query == f.alignment.sequence(0));
+}
+
+TEST_CASE("contacts train reports a missing family file by list and line, writes nothing", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  write_truth(tmp.path() / "t.tsv");
+  { std::ofstream(tmp.path() / "list.txt") << "a.aln t.tsv\nmissing.h5 t.tsv\n"; }
+  const std::string model = (tmp.path() / "model.h5").string();
+  const std::string list = (tmp.path() / "list.txt").string();
+  for (const std::vector<std::string>& args : {
+           std::vector<std::string>{"contacts", "train", "--families", list, "--out", model},
+           {"contacts", "train", "--families", (tmp.path() / "none.txt").string(), "--out", model},
+           {"contacts", "train", "--families", msa + ":" + (tmp.path() / "t.tsv").string(), "--out", model, "--resume"},
+           {"contacts", "train", "--families", list, "--out", (tmp.path() / "no" / "model.h5").string()},
+           {"contacts", "predict", "--method", "evoformer", "--msa", msa, "--out", (tmp.path() / "p").string(),
+            "--model", (tmp.path() / "none.h5").string()},
+       }) {
+    const Result r = run(args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const Result r = run({"contacts", "train", "--families", list, "--out", model});
+  CHECK(r.err.find(list + ":2") != std::string::npos);
+  CHECK(r.err.find("missing.h5") != std::string::npos);
+  CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "list.txt"});
+}
+
+TEST_CASE("contacts predict --method evoformer uses the shipped model by default", "[apps]") {
+  const attend::testing::ScopedThreads restore(num_threads());  // the runs use --threads 1
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "a.aln").string();
+  const Result r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--msa", msa, "--out",
+                        (tmp.path() / "p").string(), "--quiet", "--json", (tmp.path() / "p.json").string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const bio::ContactPrediction p = bio::read_contacts_h5((tmp.path() / "p.h5").string());
+  CHECK(p.method == "evoformer");
+  CHECK(p.parameters["model"].get<std::string>().find("models/contact_evoformer.h5") != std::string::npos);
+  CHECK(p.scores.shape() == (Shape{12, 12}));
 }

@@ -39,6 +39,10 @@ struct AlignmentFeatures {
 /// `/scores_config` (JSON) and the attribute `scores_method`.
 void write_alignment_h5(const std::string& path, const AlignmentFeatures& features);
 
+/// True when `path` starts with the HDF5 signature (an alignment file rather than a text
+/// alignment); false for a missing or unreadable file.
+bool is_hdf5_file(const std::string& path);
+
 /// Read a file written by `write_alignment_h5`; problems throw attend::InputError.
 AlignmentFeatures read_alignment_h5(const std::string& path);
 

@@ -1,0 +1,174 @@
+#include "contacts_train.hpp"
+
+#include <filesystem>
+#include <iomanip>
+
+#include "attend/bio/contact_metrics.hpp"
+#include "attend/bio/contact_model.hpp"
+#include "attend/bio/contact_training.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "attend/core/training_checkpoint.hpp"
+#include "data_files.hpp"
+#include "json_output.hpp"
+
+namespace attend::cli {
+
+namespace {
+
+std::vector<bio::TrainingFamily> load_families(const std::vector<bio::ContactFamilyEntry>& entries) {
+  std::vector<bio::TrainingFamily> families;
+  for (const bio::ContactFamilyEntry& e : entries) families.push_back(bio::load_training_family(e));
+  return families;
+}
+
+void check_output_folder(const std::string& path, const std::string& flag) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    throw InputError(path, 0, flag + ": the output directory does not exist");
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
+  auto a = std::make_shared<ContactsTrainArgs>();
+  train->add_option("--families", a->families,
+                    "Training families: a file of 'ALIGNMENT TRUTH' lines or a comma list ALIGNMENT:TRUTH,...")
+      ->required()->type_name("LIST");
+  train->add_option("--val", a->validation, "Validation families (same forms); default: score the training families")
+      ->type_name("LIST");
+  train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
+      ->required()->type_name("FILE");
+  train->add_option("--blocks", a->blocks, "Evoformer blocks")->capture_default_str();
+  train->add_option("--c-m", a->c_m, "MSA channels")->capture_default_str();
+  train->add_option("--c-z", a->c_z, "Pair channels")->capture_default_str();
+  train->add_option("--crop", a->crop, "Residue window of a training example")->capture_default_str();
+  train->add_option("--msa-depth", a->msa_depth, "Sequences per example, query included (also at prediction)")
+      ->capture_default_str();
+  train->add_option("--epochs", a->epochs, "Epochs")->capture_default_str();
+  train->add_option("--steps-per-epoch", a->steps_per_epoch, "Adam steps per epoch (one batch: a crop of every family)")
+      ->capture_default_str();
+  train->add_option("--lr", a->lr, "Adam learning rate")->capture_default_str();
+  train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->capture_default_str();
+  train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
+      ->capture_default_str();
+  train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")
+      ->type_name("FILE");
+  train->add_flag("--resume", a->resume, "Continue from --checkpoint (same families and options)");
+  train->add_option("--json", a->json, "Write the training summary as JSON")->type_name("FILE");
+  train->add_flag("--quiet", a->quiet, "No progress line");
+  return a;
+}
+
+int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
+  if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
+  check_output_folder(a.out, "--out");
+  if (!a.checkpoint.empty()) check_output_folder(a.checkpoint, "--checkpoint");
+  if (!a.json.empty()) check_output_folder(a.json, "--json");
+  const std::vector<bio::ContactFamilyEntry> train_entries = bio::parse_family_list(a.families);
+  std::vector<bio::ContactFamilyEntry> val_entries;
+  if (!a.validation.empty()) val_entries = bio::parse_family_list(a.validation);
+
+  bio::ContactModelOptions mo;
+  mo.blocks = a.blocks;
+  mo.c_m = a.c_m;
+  mo.c_z = a.c_z;
+  mo.msa_depth = a.msa_depth;
+  mo.seed = a.seed;
+  mo = bio::ContactModelOptions::from_json(mo.to_json());  // validates
+  std::optional<CheckpointData> resume;
+  if (a.resume) resume = load_checkpoint(a.checkpoint);
+
+  const std::vector<bio::TrainingFamily> train = load_families(train_entries);
+  const std::vector<bio::TrainingFamily> validation = load_families(val_entries);
+  ctx.out << "training families:";
+  for (const auto& f : train) ctx.out << ' ' << f.features.name << " (L " << f.features.length() << ")";
+  ctx.out << '\n';
+  if (!validation.empty()) {
+    ctx.out << "validation families:";
+    for (const auto& f : validation) ctx.out << ' ' << f.features.name;
+    ctx.out << '\n';
+  }
+
+  std::unique_ptr<Module> module =
+      resume ? module_from_checkpoint(*resume, ctx.registry) : ctx.registry.create("contact_model", mo.to_json());
+  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
+  if (model == nullptr) throw InputError(a.checkpoint, 0, "the checkpoint does not hold a contact_model");
+  ctx.out << "model: " << model->options().blocks << " Evoformer block(s), c_m " << model->options().c_m << ", c_z "
+          << model->options().c_z << ", " << model->parameter_count() << " parameters\n";
+
+  // The untrained model ranks pairs as potts (contact_model.hpp): the baseline to beat.
+  const std::string scored = validation.empty() ? "training" : "validation";
+  std::optional<bio::FamilyPrecision> initial;
+  if (!resume) {
+    model->eval();
+    initial = bio::mean_long_range_precision(*model, validation.empty() ? train : validation);
+    ctx.out << std::fixed << std::setprecision(3) << "untrained (the potts ranking): " << scored
+            << " long-range P@L/5 " << initial->top_l5 << ", P@L/2 " << initial->top_l2 << "\n";
+    ctx.out.unsetf(std::ios::floatfield);
+  }
+
+  bio::ContactTrainOptions o;
+  o.epochs = a.epochs;
+  o.steps_per_epoch = a.steps_per_epoch;
+  o.crop = a.crop;
+  o.seed = a.seed;
+  o.adam.lr = a.lr;
+  o.patience = a.patience;
+  o.checkpoint_path = a.checkpoint;
+  o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  o.progress.every = 1;
+  o.progress.out = &ctx.err;
+  const TrainResult result = bio::train_contact_model(*model, train, validation, o, resume ? &*resume : nullptr);
+
+  ParameterArena arena(model->named_parameters());
+  CheckpointData data = capture_checkpoint(*model, arena, nullptr, nullptr);
+  Json names = Json::array();
+  Json val_names = Json::array();
+  for (const auto& f : train) names.push_back(f.features.name);
+  for (const auto& f : validation) val_names.push_back(f.features.name);
+  data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run},
+                            {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
+                            {"seed", a.seed}, {"seconds", result.seconds}};
+  save_checkpoint(a.out, data);
+  ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)
+          << result.seconds << " s; best epoch " << result.best_epoch + 1 << ": " << scored
+          << " long-range P@L/5 " << std::setprecision(3) << result.best_val_metric << "\n";
+  ctx.out.unsetf(std::ios::floatfield);
+  ctx.out << "model saved to " << a.out << "\n";
+  if (!a.json.empty()) {
+    Json history = Json::array();
+    for (const EpochRecord& r : result.history) {
+      Json e = {{"epoch", r.epoch + 1}, {"train_loss", r.train_loss}, {"val_loss", r.eval.val_loss},
+                {"P@L/5", r.eval.val_metric}};
+      for (const auto& [k, v] : r.eval.extras) e[k] = v;
+      history.push_back(e);
+    }
+    Json summary = {{"model", a.out}, {"families", names}, {"epochs", result.epochs_run},
+                    {"best_epoch", result.best_epoch + 1}, {"best_P@L/5", result.best_val_metric},
+                    {"scored_on", scored}, {"seconds", result.seconds}, {"history", history}};
+    if (initial) {
+      summary["untrained_P@L/5"] = initial->top_l5;
+      summary["untrained_P@L/2"] = initial->top_l2;
+    }
+    write_json_file(a.json, summary);
+  }
+  return 0;
+}
+
+Tensor predict_with_contact_model(const bio::FamilyFeatures& family, const std::string& model_path, Context& context) {
+  const std::string path = model_path.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : model_path;
+  const CheckpointData data = load_checkpoint(path);
+  std::unique_ptr<Module> module = module_from_checkpoint(data, context.registry);
+  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
+  if (model == nullptr) throw InputError(path, 0, "the model file does not hold a contact_model");
+  {
+    ParameterArena arena(model->named_parameters());
+    load_parameters(data, arena);
+  }
+  model->eval();
+  return bio::predict_contact_probabilities(*model, family);
+}
+
+}  // namespace attend::cli

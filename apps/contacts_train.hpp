@@ -1,0 +1,39 @@
+#pragma once
+/// `attend contacts train` (train the Evoformer contact model on families with known contacts)
+/// and the `evoformer` method of `attend contacts predict`, kept apart from the unsupervised
+/// methods of cmd_contacts.cpp.
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "attend/bio/contact_features.hpp"
+#include "attend/core/tensor.hpp"
+#include "commands.hpp"
+
+namespace attend::cli {
+
+/// The options of `attend contacts train`.
+struct ContactsTrainArgs {
+  std::string families, validation, out, checkpoint, json;
+  int64_t blocks = 1, c_m = 16, c_z = 16, crop = 64, msa_depth = 64;
+  int epochs = 100, steps_per_epoch = 1, patience = 0;
+  double lr = 1e-3;
+  uint64_t seed = 0;
+  bool resume = false, quiet = false;
+};
+
+/// Add the options of `contacts train` to `train`.
+std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train);
+
+/// Load the families, train (or resume), write the model to `--out` atomically. Every input
+/// is checked before training starts; a bad one is an attend::InputError and nothing is
+/// written. Returns the exit code.
+int run_contacts_train(const ContactsTrainArgs& args, Context& context);
+
+/// Contact probabilities [L, L] of `family` by the contact model in `model_path` (empty: the
+/// shipped model, data_files.hpp), built through the context's registry.
+Tensor predict_with_contact_model(const bio::FamilyFeatures& family, const std::string& model_path, Context& context);
+
+}  // namespace attend::cli

@@ -1,0 +1,107 @@
+#pragma once
+/// The supervised contact model, registered as "contact_model": an input embedding in the
+/// manner of AF2 (supplement Alg. 3 and 4), a stack of Evoformer blocks (Alg. 6) and a binary
+/// contact head on the symmetrised pair representation.
+///
+///   m  = Linear(msa) + Linear(target)                       [S, W, c_m]
+///   z  = Linear_a(target)_i + Linear_b(target)_j            [W, W, c_z]
+///        + Embedding(clip(pos_i - pos_j, -r, r) + r)        (relative positions, Alg. 4)
+///        + Linear(pair)                                     (the coevolution score)
+///   (m, z) = EvoformerBlock_b(m, z) for b = 1..blocks
+///   logits = w_p * score + b + Linear(LayerNorm((z + z^T) / 2))   [W, W], symmetric
+///
+/// The skip path w_p * score + b (score: the standardised potts APC score of the pair, w_p
+/// starts at 1, b at kInitialPottsBias) carries the coevolution signal straight to the logit
+/// and the head (weights and bias 0 at initialisation, as AF2's final layers) learns a
+/// correction, the usual way learned contact predictors build on coevolution features: the
+/// untrained model ranks pairs exactly as potts does, and training starts from there.
+///
+/// DEVIATION: AF2 predicts distogram bins; we predict the binary contact (< 8 A) with a
+/// logistic loss, and the pair input carries the potts APC score (contact_features.hpp).
+
+#include <cstdint>
+#include <vector>
+
+#include "attend/bio/contact_features.hpp"
+#include "attend/bio/evoformer/evoformer_block.hpp"
+#include "attend/core/layers/linear.hpp"
+#include "attend/core/module.hpp"
+
+namespace attend {
+class Registry;
+}
+
+namespace attend::bio {
+
+namespace evoformer_detail {
+class LayerNormModule;
+}
+
+/// The JSON config, same keys.
+struct ContactModelOptions {
+  int64_t c_m = 16;                ///< MSA channels
+  int64_t c_z = 16;                ///< pair channels
+  int64_t blocks = 1;              ///< Evoformer blocks
+  int64_t max_relative_position = 32;  ///< r: relative positions are clipped to [-r, r]
+  int64_t msa_depth = 64;          ///< sequences (query included) read at prediction time
+  /// Evoformer block options (evoformer_block.hpp); the defaults suit a small model.
+  int64_t c_hidden_msa_att = 8;
+  int64_t c_hidden_opm = 8;
+  int64_t c_hidden_mul = 16;
+  int64_t c_hidden_pair_att = 8;
+  int64_t n_heads_msa = 4;
+  int64_t n_heads_pair = 2;
+  int64_t transition_n = 2;
+  float msa_dropout = 0.15f;
+  float pair_dropout = 0.25f;
+  bool checkpoint = false;         ///< recompute block intermediates in the backward
+  uint64_t seed = 0;               ///< seeds the initialisation
+
+  /// Read from JSON (absent keys keep the defaults); bad values throw attend::InputError.
+  static ContactModelOptions from_json(const Json& config);
+  Json to_json() const;
+};
+
+/// Initial bias of the skip path: sigmoid(-3) = 0.05, a contact prior of the order of the
+/// contact fraction among pairs at least 6 apart (it sets the starting loss, not the ranking).
+inline constexpr float kInitialPottsBias = -3.0f;
+
+/// Children: msa_embed, target_msa, target_left, target_right, relpos, pair_embed,
+/// evoformer.<b>, head_norm, head; parameters potts_weight [1] and potts_bias [1].
+class ContactModel : public Module {
+ public:
+  explicit ContactModel(ContactModelOptions options);
+  std::string type_name() const override { return "contact_model"; }
+  Json config() const override { return options_.to_json(); }
+  const ContactModelOptions& options() const { return options_; }
+
+  /// Contact logits [W, W] (symmetric) for `input` (contact_features.hpp). In training mode
+  /// the blocks apply their dropout with masks derived from `seed` (thread-count invariant).
+  /// Every op runs in parallel over fixed blocks, so the result has the same bits for any
+  /// thread count.
+  Var forward(const ContactModelInput& input, uint64_t seed = 0) const;
+
+  /// Register "contact_model" into `registry`.
+  static void register_into(Registry& registry);
+
+ private:
+  ContactModelOptions options_;
+  const Linear* msa_embed_;
+  const Linear* target_msa_;
+  const Linear* target_left_;
+  const Linear* target_right_;
+  const Linear* pair_embed_;
+  Var relpos_;  // [2 r + 1, c_z]
+  std::vector<const EvoformerBlock*> blocks_;
+  const evoformer_detail::LayerNormModule* head_norm_;
+  const Linear* head_;
+  Var potts_weight_;  // [1]
+  Var potts_bias_;    // [1]
+};
+
+/// Contact probabilities [L, L] (sigmoid of the logits, diagonal 0) of a whole family with
+/// the model in evaluation mode and gradients off: the query and `msa_depth` - 1 rows drawn
+/// with a fixed seed (0), every residue at once.
+Tensor predict_contact_probabilities(const ContactModel& model, const FamilyFeatures& family);
+
+}  // namespace attend::bio

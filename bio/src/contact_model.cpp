@@ -1,0 +1,176 @@
+#include "attend/bio/contact_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attend/core/error.hpp"
+#include "attend/core/init.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/options_json.hpp"
+#include "attend/core/registry.hpp"
+#include "evoformer/evoformer_common.hpp"
+
+namespace attend::bio {
+
+using evoformer_detail::Init;
+using evoformer_detail::LayerNormModule;
+using evoformer_detail::make_linear;
+
+namespace {
+// Holds the blocks so their parameters are named evoformer.<b>.<name>.
+class BlockList : public Module {
+ public:
+  std::string type_name() const override { return "evoformer_stack"; }
+  Json config() const override { return Json::array(); }
+  const EvoformerBlock* add(std::unique_ptr<EvoformerBlock> block, int64_t index) {
+    return &add_child(std::to_string(index), std::move(block));
+  }
+};
+}  // namespace
+
+ContactModelOptions ContactModelOptions::from_json(const Json& config) {
+  const std::string me = "contact_model";
+  check_option_keys(config,
+                    {"c_m", "c_z", "blocks", "max_relative_position", "msa_depth", "c_hidden_msa_att", "c_hidden_opm",
+                     "c_hidden_mul", "c_hidden_pair_att", "n_heads_msa", "n_heads_pair", "transition_n", "msa_dropout",
+                     "pair_dropout", "checkpoint", "seed"},
+                    me);
+  ContactModelOptions o;
+  o.c_m = option_or(config, "c_m", o.c_m, me);
+  o.c_z = option_or(config, "c_z", o.c_z, me);
+  o.blocks = option_or(config, "blocks", o.blocks, me);
+  o.max_relative_position = option_or(config, "max_relative_position", o.max_relative_position, me);
+  o.msa_depth = option_or(config, "msa_depth", o.msa_depth, me);
+  o.c_hidden_msa_att = option_or(config, "c_hidden_msa_att", o.c_hidden_msa_att, me);
+  o.c_hidden_opm = option_or(config, "c_hidden_opm", o.c_hidden_opm, me);
+  o.c_hidden_mul = option_or(config, "c_hidden_mul", o.c_hidden_mul, me);
+  o.c_hidden_pair_att = option_or(config, "c_hidden_pair_att", o.c_hidden_pair_att, me);
+  o.n_heads_msa = option_or(config, "n_heads_msa", o.n_heads_msa, me);
+  o.n_heads_pair = option_or(config, "n_heads_pair", o.n_heads_pair, me);
+  o.transition_n = option_or(config, "transition_n", o.transition_n, me);
+  o.msa_dropout = option_or(config, "msa_dropout", o.msa_dropout, me);
+  o.pair_dropout = option_or(config, "pair_dropout", o.pair_dropout, me);
+  o.checkpoint = option_or(config, "checkpoint", o.checkpoint, me);
+  o.seed = option_or(config, "seed", o.seed, me);
+  using evoformer_detail::require_positive;
+  require_positive(me, "c_m", o.c_m);
+  require_positive(me, "c_z", o.c_z);
+  require_positive(me, "max_relative_position", o.max_relative_position);
+  require_positive(me, "msa_depth", o.msa_depth);
+  if (o.blocks < 0) throw InputError(me + ": option 'blocks' must be >= 0");
+  return o;
+}
+
+Json ContactModelOptions::to_json() const {
+  return Json{{"c_m", c_m},
+              {"c_z", c_z},
+              {"blocks", blocks},
+              {"max_relative_position", max_relative_position},
+              {"msa_depth", msa_depth},
+              {"c_hidden_msa_att", c_hidden_msa_att},
+              {"c_hidden_opm", c_hidden_opm},
+              {"c_hidden_mul", c_hidden_mul},
+              {"c_hidden_pair_att", c_hidden_pair_att},
+              {"n_heads_msa", n_heads_msa},
+              {"n_heads_pair", n_heads_pair},
+              {"transition_n", transition_n},
+              {"msa_dropout", msa_dropout},
+              {"pair_dropout", pair_dropout},
+              {"checkpoint", checkpoint},
+              {"seed", seed}};
+}
+
+ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
+  Rng rng(o.seed);
+  msa_embed_ = &add_child("msa_embed", make_linear(kMsaFeatures, o.c_m, true, Init::kDefault, rng));
+  target_msa_ = &add_child("target_msa", make_linear(kTargetFeatures, o.c_m, true, Init::kDefault, rng));
+  target_left_ = &add_child("target_left", make_linear(kTargetFeatures, o.c_z, true, Init::kDefault, rng));
+  target_right_ = &add_child("target_right", make_linear(kTargetFeatures, o.c_z, true, Init::kDefault, rng));
+  relpos_ = add_parameter("relpos", init::normal({2 * o.max_relative_position + 1, o.c_z}, 1.0 / std::sqrt(double(o.c_z)),
+                                                 rng));  // [2 r + 1, c_z]
+  pair_embed_ = &add_child("pair_embed", make_linear(kPairFeatures, o.c_z, true, Init::kDefault, rng));
+  auto& stack = add_child("evoformer", std::make_unique<BlockList>());
+  for (int64_t b = 0; b < o.blocks; ++b) {
+    EvoformerBlockOptions bo;
+    bo.c_m = o.c_m;
+    bo.c_z = o.c_z;
+    bo.c_hidden_msa_att = o.c_hidden_msa_att;
+    bo.c_hidden_opm = o.c_hidden_opm;
+    bo.c_hidden_mul = o.c_hidden_mul;
+    bo.c_hidden_pair_att = o.c_hidden_pair_att;
+    bo.n_heads_msa = o.n_heads_msa;
+    bo.n_heads_pair = o.n_heads_pair;
+    bo.transition_n = o.transition_n;
+    bo.msa_dropout = o.msa_dropout;
+    bo.pair_dropout = o.pair_dropout;
+    bo.checkpoint = o.checkpoint;
+    bo.seed = rng.split();
+    // Validates the block options (throws InputError on a bad one).
+    bo = EvoformerBlockOptions::from_json(bo.to_json());
+    blocks_.push_back(stack.add(std::make_unique<EvoformerBlock>(bo), b));
+  }
+  head_norm_ = &add_child("head_norm", std::make_unique<LayerNormModule>(o.c_z));
+  // Zero weights: the untrained model ranks pairs exactly as the coevolution score.
+  head_ = &add_child("head", make_linear(o.c_z, 1, true, Init::kFinal, rng));
+  potts_weight_ = add_parameter("potts_weight", Tensor({1}, std::vector<float>{1.0f}));        // [1]
+  potts_bias_ = add_parameter("potts_bias", Tensor({1}, std::vector<float>{kInitialPottsBias}));  // [1]
+}
+
+Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
+  ATTEND_CHECK(in.msa.rank() == 3 && in.msa.dim(2) == kMsaFeatures,
+               "contact_model: msa must be [S, W, " << kMsaFeatures << "], got " << shape_to_string(in.msa.shape()));
+  const int64_t W = in.msa.dim(1);
+  ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && in.pair.shape() == (Shape{W, W, kPairFeatures}) &&
+                   static_cast<int64_t>(in.positions.size()) == W,
+               "contact_model: target, pair and positions must match the MSA's " << W << " residues");
+  const int64_t c_z = options_.c_z, r = options_.max_relative_position;
+  // AF2 Alg. 3: MSA and target embeddings.
+  const Var target(in.target);                                                  // [W, 21]
+  Var m = ops::add(msa_embed_->forward(Var(in.msa)), target_msa_->forward(target));  // [S, W, c_m]
+  // Outer sum of the target embedding: rows (i, j) take left[i] + right[j].
+  std::vector<int64_t> row_i(static_cast<std::size_t>(W * W)), row_j(row_i.size()), rel(row_i.size());
+  for (int64_t i = 0; i < W; ++i)
+    for (int64_t j = 0; j < W; ++j) {
+      row_i[i * W + j] = i;
+      row_j[i * W + j] = j;
+      // AF2 Alg. 4: relative position, clipped, as a one-hot embedding.
+      rel[i * W + j] = std::clamp(in.positions[i] - in.positions[j], -r, r) + r;
+    }
+  Var z = ops::add(ops::gather_rows(target_left_->forward(target), row_i),
+                   ops::gather_rows(target_right_->forward(target), row_j));  // [W * W, c_z]
+  z = ops::add(z, ops::embedding(relpos_, rel));                                // [W * W, c_z]
+  z = ops::add(ops::reshape(z, {W, W, c_z}), pair_embed_->forward(Var(in.pair)));  // [W, W, c_z]
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    const EvoformerState state = blocks_[b]->forward(m, z, mix64(seed ^ (0x636f6e74ULL + b)));
+    m = state.m;  // [S, W, c_m]
+    z = state.z;  // [W, W, c_z]
+  }
+  const Var sym = ops::scale(ops::add(z, ops::permute(z, {1, 0, 2})), 0.5f);  // [W, W, c_z]
+  // The skip path: w_p * score + b, plus the learned correction of the head.
+  const Var skip = ops::add(ops::mul(Var(in.pair), potts_weight_), potts_bias_);  // [W, W, 1]
+  return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
+}
+
+void ContactModel::register_into(Registry& registry) {
+  registry.add("contact_model", [](const Json& config) -> std::unique_ptr<Module> {
+    return std::make_unique<ContactModel>(ContactModelOptions::from_json(config));
+  });
+}
+
+Tensor predict_contact_probabilities(const ContactModel& model, const FamilyFeatures& family) {
+  NoGradGuard no_grad;
+  Rng rng(0);
+  const int64_t L = family.length();
+  const std::vector<int64_t> rows = sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
+  const ContactModelInput input = make_model_input(family, 0, L, rows);
+  ATTEND_CHECK(!model.is_training(), "predict_contact_probabilities needs the model in evaluation mode");
+  const Tensor logits = ops::sigmoid(model.forward(input)).value();  // [L, L]
+  Tensor out = logits;
+  for (int64_t i = 0; i < L; ++i) out[i * L + i] = 0.0f;
+  return out;
+}
+
+}  // namespace attend::bio

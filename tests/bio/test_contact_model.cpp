@@ -1,0 +1,184 @@
+// The supervised contact model: features, forward shape and symmetry, gradients, registry,
+// determinism across thread counts.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attend/bio/contact_model.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/ops/reduction.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "attend/core/registry.hpp"
+#include "grad_check.hpp"
+#include "scoped_threads.hpp"
+#include "synthetic_family.hpp"
+
+using namespace attend;
+
+namespace {
+
+bio::ContactModelOptions tiny_options() {
+  bio::ContactModelOptions o;
+  o.c_m = 4;
+  o.c_z = 4;
+  o.blocks = 1;
+  o.max_relative_position = 3;
+  o.msa_depth = 3;
+  o.c_hidden_msa_att = 2;
+  o.c_hidden_opm = 2;
+  o.c_hidden_mul = 3;
+  o.c_hidden_pair_att = 2;
+  o.n_heads_msa = 2;
+  o.n_heads_pair = 2;
+  o.transition_n = 2;
+  o.seed = 11;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("contact features: profile rows sum to one, scores standardised, rows sampled", "[bio]") {
+  const bio::TrainingFamily fam = testing::synthetic_family(10, 8, 1);
+  const bio::FamilyFeatures& f = fam.features;
+  for (int64_t i = 0; i < 10; ++i) {
+    double s = 0.0;
+    for (int k = 0; k < bio::kNumStates; ++k) s += f.profile[i * bio::kNumStates + k];
+    CHECK(s == Approx(1.0).epsilon(1e-5));
+  }
+  double sum = 0.0, sq = 0.0;
+  for (int64_t i = 0; i < 10; ++i)
+    for (int64_t j = 0; j < 10; ++j) {
+      CHECK(f.scores[i * 10 + j] == f.scores[j * 10 + i]);
+      if (i == j) continue;
+      sum += f.scores[i * 10 + j];
+      sq += f.scores[i * 10 + j] * f.scores[i * 10 + j];
+    }
+  CHECK(sum / 90.0 == Approx(0.0).margin(1e-5));
+  CHECK(sq / 90.0 == Approx(1.0).epsilon(1e-4));
+
+  Rng rng(4);
+  const std::vector<int64_t> rows = bio::sample_rows(8, 5, rng);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == 0);
+  for (std::size_t k = 1; k < rows.size(); ++k) CHECK(rows[k] > rows[k - 1]);
+  Rng again(4);
+  CHECK(bio::sample_rows(8, 5, again) == rows);
+  CHECK(bio::sample_rows(3, 5, again) == std::vector<int64_t>{0, 1, 2});
+
+  const bio::ContactModelInput in = bio::make_model_input(f, 2, 5, rows);
+  CHECK(in.msa.shape() == Shape{5, 5, bio::kMsaFeatures});
+  CHECK(in.target.shape() == Shape{5, bio::kTargetFeatures});
+  CHECK(in.pair.shape() == Shape{5, 5, 1});
+  CHECK(in.positions == std::vector<int64_t>{2, 3, 4, 5, 6});
+  CHECK(in.pair[1 * 5 + 3] == f.scores[3 * 10 + 5]);
+  // The one-hot of sequence rows[1] at window residue 0 = alignment column 2.
+  const uint8_t code = f.alignment.row(rows[1])[2];
+  CHECK(in.msa[(1 * 5 + 0) * bio::kMsaFeatures + code] == 1.0f);
+  CHECK(in.msa[(1 * 5 + 0) * bio::kMsaFeatures + bio::kNumStates + 4] == f.profile[2 * bio::kNumStates + 4]);
+}
+
+TEST_CASE("contact features: a family without scores is an input error", "[bio]") {
+  bio::AlignmentFeatures a;
+  a.alignment.length = 4;
+  a.alignment.names = {"q"};
+  a.alignment.codes = {0, 1, 2, 3};
+  a.weights = {1.0f};
+  CHECK_THROWS_AS(bio::make_family_features(a, "x.h5"), InputError);
+}
+
+TEST_CASE("contact model: forward gives symmetric [W, W] logits, the registry rebuilds it", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 2);
+  bio::ContactModel model(tiny_options());
+  model.eval();
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 1, 7, bio::sample_rows(6, 3, rng));
+  const Tensor logits = model.forward(in).value();
+  REQUIRE(logits.shape() == Shape{7, 7});
+  for (int64_t i = 0; i < 7; ++i)
+    for (int64_t j = 0; j < 7; ++j) {
+      CHECK(std::isfinite(logits[i * 7 + j]));
+      CHECK(logits[i * 7 + j] == logits[j * 7 + i]);
+    }
+
+  Registry registry;
+  bio::ContactModel::register_into(registry);
+  auto rebuilt = registry.create("contact_model", model.config());
+  CHECK(rebuilt->type_name() == "contact_model");
+  CHECK(rebuilt->config() == model.config());
+  CHECK(rebuilt->parameter_count() == model.parameter_count());
+  CHECK_THROWS_AS(registry.create("contact_model", Json{{"c_m", 0}}), InputError);
+  CHECK_THROWS_AS(registry.create("contact_model", Json{{"blocks_typo", 1}}), InputError);
+
+  const Tensor p = bio::predict_contact_probabilities(model, fam.features);
+  REQUIRE(p.shape() == Shape{9, 9});
+  CHECK(p[0] == 0.0f);
+  CHECK(p[1] > 0.0f);
+  CHECK(p[1] < 1.0f);
+}
+
+TEST_CASE("contact model: untrained, the logits are the skip path w_p * score + b", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 5);
+  bio::ContactModel model(tiny_options());
+  model.eval();
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 9, bio::sample_rows(6, 3, rng));
+  const Tensor logits = model.forward(in).value();  // [9, 9]
+  for (int64_t k = 0; k < 81; ++k) CHECK(logits[k] == in.pair[k] * 1.0f + bio::kInitialPottsBias);
+  // So the probabilities rank the pairs as the scores do.
+  const Tensor p = bio::predict_contact_probabilities(model, fam.features);
+  for (int64_t i = 0; i < 9; ++i)
+    for (int64_t j = i + 1; j < 9; ++j)
+      for (int64_t k = 0; k < 9; ++k)
+        for (int64_t l = k + 1; l < 9; ++l) {
+          if (fam.features.scores[i * 9 + j] > fam.features.scores[k * 9 + l]) CHECK(p[i * 9 + j] >= p[k * 9 + l]);
+        }
+}
+
+TEST_CASE("contact model: parameter gradients match finite differences", "[bio][grad]") {
+  const bio::TrainingFamily fam = testing::synthetic_family(6, 4, 3);
+  bio::ContactModelOptions o = tiny_options();
+  bio::ContactModel model(o);
+  model.eval();  // no dropout: a deterministic function of the parameters
+  // The head starts at zero, which would hide the trunk's gradients: give it weights.
+  bool found = false;
+  for (auto& [name, p] : model.named_parameters()) {
+    if (name != "head.weight") continue;
+    p.value() = testing::random_tensor(p.shape(), 21);
+    found = true;
+  }
+  REQUIRE(found);
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 6, bio::sample_rows(4, 3, rng));
+  testing::GradCheckOptions go;  // the tolerances of the Evoformer module checks
+  go.eps = 5e-3f;
+  go.rtol = 3e-2f;
+  go.atol = 3e-3f;
+  go.max_checks = 6;
+  const testing::ScopedThreads one_thread(1);  // many tiny forwards; threads are tested below
+  const testing::GradCheckResult r = testing::check_module_gradients(model, [&] { return model.forward(in); }, go);
+  INFO(r.report);
+  CHECK(r.ok);
+}
+
+TEST_CASE("contact model: forward and backward are bit-identical for 1 and 2 threads", "[bio]") {
+  const bio::TrainingFamily fam = testing::synthetic_family(8, 5, 4);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    bio::ContactModel model(tiny_options());
+    model.train();  // dropout on, masks from the seed
+    ParameterArena arena(model.named_parameters());
+    Rng rng(0);
+    const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 8, bio::sample_rows(5, 3, rng));
+    const Var logits = model.forward(in, 99);
+    ops::sum(logits).backward();
+    return std::make_pair(logits.value(), Tensor({arena.size()}, std::vector<float>(arena.grads().begin(), arena.grads().end())));
+  };
+  const testing::ScopedThreads restore(num_threads());
+  const auto one = run(1);
+  const auto two = run(2);
+  CHECK(bitwise_equal(one.first, two.first));
+  CHECK(bitwise_equal(one.second, two.second));
+}

@@ -1,0 +1,137 @@
+// Training the contact model: the loss falls on a tiny synthetic family, a resumed run ends
+// with the same bits as an uninterrupted one, family lists report bad entries by file:line.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attend/bio/contact_training.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "scoped_threads.hpp"
+#include "synthetic_family.hpp"
+#include "temp_dir.hpp"
+
+using namespace attend;
+
+namespace {
+
+bio::ContactModelOptions small_options() {
+  bio::ContactModelOptions o;
+  o.c_m = 4;
+  o.c_z = 6;
+  o.blocks = 1;
+  o.max_relative_position = 4;
+  o.msa_depth = 4;
+  o.c_hidden_msa_att = 2;
+  o.c_hidden_opm = 2;
+  o.c_hidden_mul = 4;
+  o.c_hidden_pair_att = 2;
+  o.n_heads_msa = 2;
+  o.n_heads_pair = 2;
+  o.transition_n = 2;
+  o.seed = 5;
+  return o;
+}
+
+bio::ContactTrainOptions quiet_options(int epochs) {
+  bio::ContactTrainOptions t;
+  t.epochs = epochs;
+  t.crop = 10;
+  t.min_separation = 3;
+  t.seed = 7;
+  t.adam.lr = 1e-2;
+  t.progress.mode = ProgressMode::kSilent;
+  return t;
+}
+
+Tensor parameters_of(const Module& m) {
+  std::vector<float> values;
+  for (const auto& [name, p] : m.named_parameters()) values.insert(values.end(), p.value().begin(), p.value().end());
+  return Tensor({static_cast<int64_t>(values.size())}, values);
+}
+
+}  // namespace
+
+TEST_CASE("contact training: the loss falls on a synthetic family", "[bio]") {
+  const testing::ScopedThreads one_thread(1);  // thread invariance: test_contact_model.cpp
+  const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(14, 8, 1),
+                                                  testing::synthetic_family(12, 6, 2)};
+  bio::ContactModel model(small_options());
+  const TrainResult r = bio::train_contact_model(model, train, {}, quiet_options(25));
+  REQUIRE(r.history.size() == 25);
+  CHECK(r.history.back().eval.val_loss < 0.7 * r.history.front().eval.val_loss);
+  CHECK(r.history.back().train_loss < r.history.front().train_loss);
+  CHECK_FALSE(model.is_training());
+}
+
+TEST_CASE("contact training: a resumed run is bit-identical to an uninterrupted one", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  testing::TempDir dir;
+  const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(13, 7, 3)};
+  const std::vector<bio::TrainingFamily> val = {testing::synthetic_family(10, 5, 4)};
+
+  bio::ContactModel straight(small_options());
+  bio::ContactTrainOptions o = quiet_options(4);
+  o.steps_per_epoch = 2;
+  o.checkpoint_path = dir.file("straight.h5");
+  const TrainResult a = bio::train_contact_model(straight, train, val, o);
+
+  bio::ContactModel first(small_options());
+  o.epochs = 2;
+  o.checkpoint_path = dir.file("resumed.h5");
+  bio::train_contact_model(first, train, val, o);
+  const CheckpointData saved = load_checkpoint(o.checkpoint_path);
+  CHECK(saved.epoch == 2);
+  bio::ContactModel second(small_options());  // fresh parameters: all state comes from the file
+  o.epochs = 4;
+  const TrainResult b = bio::train_contact_model(second, train, val, o, &saved);
+
+  CHECK(bitwise_equal(parameters_of(straight), parameters_of(second)));
+  REQUIRE(a.history.size() == b.history.size());
+  for (std::size_t e = 0; e < a.history.size(); ++e) {
+    CHECK(a.history[e].train_loss == b.history[e].train_loss);
+    CHECK(a.history[e].eval.val_metric == b.history[e].eval.val_metric);
+  }
+  const CheckpointData end_a = load_checkpoint(dir.file("straight.h5"));
+  const CheckpointData end_b = load_checkpoint(dir.file("resumed.h5"));
+  REQUIRE(end_a.parameters.size() == end_b.parameters.size());
+  for (std::size_t k = 0; k < end_a.parameters.size(); ++k) {
+    CHECK(bitwise_equal(end_a.parameters[k].second, end_b.parameters[k].second));
+  }
+
+  // A checkpoint of another run (another seed) is refused.
+  bio::ContactModel third(small_options());
+  o.seed = 8;
+  CHECK_THROWS_AS(bio::train_contact_model(third, train, val, o, &saved), InputError);
+}
+
+TEST_CASE("contact training: family lists name the file and line of a bad entry", "[bio]") {
+  testing::TempDir dir;
+  { std::ofstream(dir.file("a.aln")) << "ACDE\nACDF\n"; }
+  { std::ofstream(dir.file("a.tsv")) << "1\t4\t5.0\t1\n"; }
+  {
+    std::ofstream list(dir.file("list.txt"));
+    list << "# alignment truth\n"
+         << "a.aln a.tsv\n"
+         << "missing.aln a.tsv\n";
+  }
+  try {
+    bio::parse_family_list(dir.file("list.txt"));
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.file() == dir.file("list.txt"));
+    CHECK(e.line() == 3);
+    CHECK(std::string(e.what()).find("missing.aln") != std::string::npos);
+  }
+  { std::ofstream(dir.file("bad.txt")) << "a.aln\n"; }
+  CHECK_THROWS_AS(bio::parse_family_list(dir.file("bad.txt")), InputError);
+  CHECK_THROWS_AS(bio::parse_family_list(dir.file("nothing.txt")), InputError);
+
+  const auto entries = bio::parse_family_list(dir.file("a.aln") + ":" + dir.file("a.tsv"));
+  REQUIRE(entries.size() == 1);
+  CHECK(entries[0].truth == dir.file("a.tsv"));
+  const std::string pair = dir.file("a.aln") + ":" + dir.file("a.tsv");
+  CHECK(bio::parse_family_list(pair + "," + pair).size() == 2);
+  CHECK_THROWS_AS(bio::parse_family_list(pair + "," + dir.file("a.aln") + ":" + dir.file("none.tsv")), InputError);
+}
