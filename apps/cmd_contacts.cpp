@@ -43,8 +43,20 @@ struct PredictArgs {
   int64_t heads = 0;
   int max_iterations = 0;
   double lambda_pair_factor = -1.0;
+  double tolerance = -1.0;
+  double max_sequence_gaps = -1.0, max_column_gaps = -1.0;
   uint64_t seed = 0;
 };
+
+/// The knobs both methods share, applied over the method's defaults (negative: keep them).
+template <class Options>
+void apply_common_options(const PredictArgs& a, Options& options) {
+  if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
+  if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
+  if (a.tolerance >= 0.0) options.optimizer.epsilon = a.tolerance;
+  if (a.max_sequence_gaps >= 0.0) options.filter.max_sequence_gap_fraction = a.max_sequence_gaps;
+  if (a.max_column_gaps >= 0.0) options.filter.max_column_gap_fraction = a.max_column_gaps;
+}
 
 struct EvalArgs {
   std::string pred, json;
@@ -107,11 +119,12 @@ void print_precision(const bio::ContactPrecision& p, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
 }
 
-/// Shows fits that run longer than a second as a progress line on `err`.
+/// Shows fits that run longer than a second as a progress line on `err` (in a log file: a line
+/// every `every` iterations; the factored fit's iterations are slow, so it reports more often).
 class FitProgress {
  public:
-  FitProgress(int max_iterations, bool quiet, std::ostream& err)
-      : max_iterations_(max_iterations), quiet_(quiet), err_(err) {}
+  FitProgress(int max_iterations, int every, bool quiet, std::ostream& err)
+      : max_iterations_(max_iterations), every_(every), quiet_(quiet), err_(err) {}
 
   bio::PottsProgressCallback callback() {
     return [this](const bio::PottsProgress& p) {
@@ -119,7 +132,7 @@ class FitProgress {
       if (!line_) {
         ProgressOptions options;
         options.out = &err_;
-        options.every = 25;
+        options.every = every_;
         line_ = std::make_unique<ProgressLine>("iteration", max_iterations_, options);
       }
       line_->update(p.iteration, {{"objective", p.objective}, {"|grad|", p.gradient_norm}});
@@ -131,6 +144,7 @@ class FitProgress {
 
  private:
   int max_iterations_;
+  int every_;
   bool quiet_;
   std::ostream& err_;
   std::unique_ptr<ProgressLine> line_;
@@ -178,19 +192,17 @@ int run_predict(const PredictArgs& a, Context& ctx) {
     prediction.parameters = features.scores_parameters;
   } else if (a.method != "factored") {
     bio::PottsOptions options;
-    if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
-    if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
-    FitProgress progress(options.optimizer.max_iterations, a.quiet, ctx.err);
+    apply_common_options(a, options);
+    FitProgress progress(options.optimizer.max_iterations, 25, a.quiet, ctx.err);
     result = bio::predict_contacts_potts(alignment, options, progress.callback());
     progress.finish();
     prediction.parameters = bio::potts_parameters(options, result);
   } else {
     bio::FactoredOptions options;
-    if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
-    if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
+    apply_common_options(a, options);
     if (a.heads > 0) options.n_heads = a.heads;
     options.seed = a.seed;
-    FitProgress progress(options.optimizer.max_iterations, a.quiet, ctx.err);
+    FitProgress progress(options.optimizer.max_iterations, 5, a.quiet, ctx.err);
     result = bio::predict_contacts_factored(alignment, options, progress.callback());
     progress.finish();
     prediction.parameters = bio::factored_parameters(options, result);
@@ -232,7 +244,8 @@ int run_predict(const PredictArgs& a, Context& ctx) {
                          {"n_eff", result.n_eff},
                          {"iterations", result.iterations},
                          {"seconds", result.seconds},
-                         {"files", {base + ".h5", base + ".mat", base + ".rr", base + ".png"}}};
+                         {"files", {base + ".h5", base + ".mat", base + ".rr", base + ".png"}},
+                         {"parameters", prediction.parameters}};
   if (truth) {
     const bio::ContactPrecision p = bio::evaluate_contacts(prediction.scores, *truth);
     print_precision(p, ctx.out);
@@ -282,6 +295,16 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)");
   predict->add_option("--lambda-pair-factor", p->lambda_pair_factor,
                       "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)");
+  predict->add_option("--tolerance", p->tolerance,
+                      "Stop when the objective fell by less than this fraction over the last iterations "
+                      "(0: run to --max-iterations; default: the method's)");
+  predict->add_option("--max-sequence-gaps", p->max_sequence_gaps,
+                      "Drop sequences (not the query) with more than this fraction of gaps (default 1: keep all)")
+      ->check(CLI::Range(0.0, 1.0));
+  predict->add_option("--max-column-gaps", p->max_column_gaps,
+                      "Drop columns with more than this fraction of gaps; their pairs get the lowest score "
+                      "(default 1: keep all)")
+      ->check(CLI::Range(0.0, 1.0));
   predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->capture_default_str();
   predict->add_flag("--quiet", p->quiet, "No progress line");
 

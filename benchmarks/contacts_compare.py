@@ -14,8 +14,12 @@ Families: the sets in the folder given by --families-dir (default: the repositor
 data/proteins), one sub-folder per set with FAMILIES.tsv (column `id`), the alignment in
 aln/<id>.aln[.gz] or msa/<id>.{fasta,a3m,sto}[.gz], and the truth in contacts/<id>.tsv[.gz].
 
+With --markdown the table is also printed as a Markdown table (family, L, N, N_eff, then
+P@L/5, P@L/2 and seconds per method) for docs/results.md.
+
 Usage: contacts_compare.py [--attend build/apps/attend] [--families-dir DIR]
            [--family ID ...] [--methods potts,factored,evfold,psicov] [--threads 2] [--json OUT]
+           [--timeout S] [--markdown]
 """
 import argparse
 import gzip
@@ -107,16 +111,23 @@ def to_psicov(msa, out):
 
 def run_timed(cmd, **kw):
     """Run `cmd`; returns the process and its wall time. The CPU time of the child (user +
-    system) is kept in run_timed.cpu, which tells more than wall time on a busy machine."""
+    system) is kept in run_timed.cpu, which tells more than wall time on a busy machine.
+    A run longer than run_timed.timeout seconds (None: no limit) is stopped and reported."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=run_timed.timeout, **kw)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} stopped after {run_timed.timeout:.0f} s") from None
     seconds = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     run_timed.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
     return proc, seconds
+
+
+run_timed.timeout = None
 
 
 def evaluate(attend, pred, truth, work):
@@ -143,6 +154,22 @@ def freecontact_matrix(aln, profile, length, threads, mat):
     return seconds
 
 
+def print_markdown(fams, methods, results):
+    """The table as Markdown: N and N_eff come from the first attend run of the family."""
+    print("\n| family | L | N | N_eff | " + " | ".join(f"{m} P@L/5 | {m} P@L/2 | {m} s" for m in methods) + " |")
+    print("|---|---|---|---|" + "---|---|---|" * len(methods))
+    for fid, _, _ in fams:
+        rows = [r for r in results if r["family"] == fid]
+        fit = next((r for r in rows if "num_sequences" in r), {})
+        cells = [fid, str(rows[0]["L"]), str(fit.get("num_sequences", "")),
+                 f"{fit['n_eff']:.0f}" if "n_eff" in fit else ""]
+        for m in methods:
+            r = next(r for r in rows if r["method"] == m)
+            cells += ["error", "", ""] if "error" in r else [f"{r['long_l5']:.3f}", f"{r['long_l2']:.3f}",
+                                                               f"{r['seconds']:.1f}"]
+        print("| " + " | ".join(cells) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attend", default=str(ROOT / "build" / "apps" / "attend"), help="the attend program")
@@ -152,8 +179,11 @@ def main():
     parser.add_argument("--methods", default="potts,factored,evfold,psicov")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="write the results as JSON")
+    parser.add_argument("--timeout", type=float, help="stop a prediction after this many seconds (an error in the table)")
+    parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     args = parser.parse_args()
 
+    run_timed.timeout = args.timeout
     methods = [m for m in args.methods.split(",") if m]
     for m in methods:
         if m not in ATTEND_METHODS + FREECONTACT_METHODS:
@@ -181,10 +211,15 @@ def main():
                 try:
                     if method in ATTEND_METHODS:
                         prefix = work / f"{fid}.{method}"
+                        fit_json = work / f"{fid}.{method}.json"
                         _, seconds = run_timed([args.attend, "--threads", str(args.threads), "contacts", "predict",
-                                                "--msa", msa, "--method", method, "--out", prefix, "--quiet"])
+                                                "--msa", msa, "--method", method, "--out", prefix, "--quiet",
+                                                "--json", fit_json])
                         pred = f"{prefix}.h5"
                         cpu = run_timed.cpu
+                        with open(fit_json) as f:
+                            fit = json.load(f)
+                        row.update(num_sequences=fit["num_sequences"], n_eff=fit["n_eff"], iterations=fit["iterations"])
                     else:
                         pred = work / f"{fid}.{method}.mat"
                         seconds = freecontact_matrix(aln, method, length, args.threads, pred)
@@ -212,6 +247,8 @@ def main():
             cells.append(f"{'error':>12s} {'':>6s} {'':>6s} {'':>6s}" if "error" in r else
                          f"{r['long_l5']:12.3f} {r['long_l2']:6.3f} {r['seconds']:6.1f} {r['cpu_seconds']:6.1f}")
         print(f"{fid:10s} {length:4d} " + " ".join(cells))
+    if args.markdown:
+        print_markdown(fams, methods, results)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"threads": args.threads, "load_average": load, "freecontact": have_freecontact,

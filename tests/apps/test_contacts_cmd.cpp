@@ -102,6 +102,42 @@ TEST_CASE("contacts predict writes the four files and the precision table", "[ap
                               "factored.mat", "factored.rr", "factored.png", "factored.json"});
 }
 
+TEST_CASE("contacts predict applies the gap filters and the convergence options", "[apps]") {
+  attend::testing::TempDir tmp;
+  const fs::path msa = write_alignment(tmp.path() / "gappy.aln");
+  {
+    // Four more sequences with 9 of 12 columns gapped, and column 5 gapped in all of them.
+    std::ofstream f(msa, std::ios::app);
+    for (int n = 0; n < 4; ++n) f << "ACD---------\n";
+  }
+  for (const std::string method : {"potts", "factored"}) {
+    INFO(method);
+    const fs::path json = tmp.path() / (method + ".json");
+    const Result r = run({"contacts", "predict", "--msa", msa.string(), "--method", method, "--out",
+                          (tmp.path() / method).string(), "--json", json.string(), "--quiet", "--tolerance", "0",
+                          "--max-iterations", "3", "--max-sequence-gaps", "0.5", "--max-column-gaps", "0.9"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const nlohmann::json j = read_json(json);
+    CHECK(j["num_sequences"] == 60);  // the gappy four are gone
+    CHECK(j["iterations"] == 3);      // tolerance 0: no early stop
+    CHECK(j["parameters"]["epsilon"] == 0.0);
+    CHECK(j["parameters"]["max_sequence_gap_fraction"] == 0.5);
+    CHECK(j["parameters"]["max_column_gap_fraction"] == 0.9);
+    CHECK(j["parameters"]["num_columns"] == 12);
+  }
+  // Without the sequence filter the gappy rows stay; the column filter then drops the
+  // columns gapped in 4 of 64 rows when the threshold is below 4 / 64.
+  const fs::path json = tmp.path() / "columns.json";
+  const Result r = run({"contacts", "predict", "--msa", msa.string(), "--out", (tmp.path() / "c").string(), "--json",
+                        json.string(), "--quiet", "--max-column-gaps", "0.05"});
+  REQUIRE(r.code == 0);
+  CHECK(read_json(json)["num_sequences"] == 64);
+  CHECK(read_json(json)["parameters"]["num_columns"] == 3);
+  CHECK(run({"contacts", "predict", "--msa", msa.string(), "--out", (tmp.path() / "d").string(),
+             "--max-column-gaps", "1.5"}).code != 0);
+}
+
 TEST_CASE("contacts eval prints the expected precision for a hand-made prediction", "[apps]") {
   attend::testing::TempDir tmp;
   // Truth: 7 long-range pairs (4 contacts), 2 short-range pairs (1 contact).
