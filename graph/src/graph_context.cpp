@@ -122,6 +122,11 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     index->dst_slot.resize(n_edges);
     for (int64_t e = 0; e < n_edges; ++e) index->dst_slot[e] = slots->find(v.dst[e], v.relation[e]);
     index->csr = Csr::from_edges(slots->size(), index->src_slot, v.dst);
+    index->within_csr = Csr::from_edges(slots->size(), index->src_slot, index->dst_slot);
+    std::vector<int64_t> all_slots(slots->size());
+    for (int64_t s = 0; s < slots->size(); ++s) all_slots[s] = s;
+    index->slot_sum = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(
+        num_nodes_, slots->size(), slots->node, all_slots, std::vector<float>(slots->size(), 1.0f)));
   } else {
     std::map<std::pair<int64_t, int64_t>, int64_t> in_degree;  // (dst, relation) -> edges
     for (int64_t e = 0; e < n_edges; ++e) ++in_degree[{v.dst[e], v.relation[e]}];

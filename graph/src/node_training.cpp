@@ -56,6 +56,9 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
   to.patience = options.patience >= 0 ? options.patience : spec.patience;
   to.rule = StoppingRule::kGatReference;
+  // Without a validation split (the R-GCN benchmark: a fixed number of epochs) the model of
+  // the last epoch is kept; choosing an epoch by training loss would be a protocol of our own.
+  to.restore_best = !d.val.empty();
   to.metric_name = d.val.empty() ? "train_acc" : "val_acc";
   to.progress = options.progress;
   Trainer trainer(arena, *optimizer, to);
@@ -79,7 +82,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   NodeRunResult result;
   result.seed = options.seed;
   result.epochs = fit.epochs_run;
-  result.best_epoch = fit.best_epoch;
+  result.best_epoch = to.restore_best ? fit.best_epoch : fit.epochs_run - 1;
   result.seconds = fit.seconds;
   {
     NoGradGuard no_grad;

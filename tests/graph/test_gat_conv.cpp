@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -21,8 +22,10 @@ using attend::testing::random_tensor;
 
 namespace {
 // GAT written plainly from the paper, edge by edge, in double.
+// With `b_src`/`b_dst` ([heads]), the attention terms get the biases of the authors' code.
 Tensor naive_gat(const Tensor& x, const Tensor& w, const Tensor& a_src, const Tensor& a_dst,
-                 const GraphView& view, int64_t heads, int64_t c, bool concat) {
+                 const GraphView& view, int64_t heads, int64_t c, bool concat, const Tensor* b_src = nullptr,
+                 const Tensor* b_dst = nullptr) {
   const int64_t n = x.dim(0), f = x.dim(1);
   std::vector<double> h(n * heads * c, 0.0);
   for (int64_t i = 0; i < n; ++i)
@@ -35,7 +38,7 @@ Tensor naive_gat(const Tensor& x, const Tensor& w, const Tensor& a_src, const Te
       std::vector<int64_t> from;
       for (int64_t e = 0; e < view.num_edges(); ++e) {
         if (view.dst[e] != i) continue;
-        double s = 0;
+        double s = b_src ? double((*b_src)[hd]) + (*b_dst)[hd] : 0.0;
         for (int64_t k = 0; k < c; ++k) {
           s += a_src[hd * c + k] * h[(view.src[e] * heads + hd) * c + k] + a_dst[hd * c + k] * h[(i * heads + hd) * c + k];
         }
@@ -76,6 +79,88 @@ TEST_CASE("gat layer equals the paper's formula computed edge by edge", "[graph]
                                  params[2].second.value(), g.looped(), 3, 4, concat);
     CHECK(max_abs_diff(y, ref) < 1e-5f);
   }
+}
+
+TEST_CASE("gat attention biases enter the logits as in the authors' code", "[graph]") {
+  const GraphContext g = GraphContext::from_dataset(random_dataset(30, 70, 21));
+  const Tensor x = random_tensor({30, 6}, 22);
+  Json config = gat_config(6, 4, 3, true);
+  config["attention_bias"] = true;
+  GatConv layer(GatOptions::from_json(config));
+  layer.eval();
+  std::map<std::string, Tensor> p;
+  for (auto [name, v] : layer.named_parameters()) {
+    if (name == "att_src_bias" || name == "att_dst_bias") v.value().copy_from(random_tensor(v.shape(), name.size()));
+    p[name] = v.value();
+  }
+  REQUIRE(p.count("att_src_bias") == 1);
+  const Tensor y = layer.forward(NodeFeatures(Var(x)), g, 0).value();
+  const Tensor ref = naive_gat(x, p["weight"], p["att_src"], p["att_dst"], g.looped(), 3, 4, true, &p["att_src_bias"],
+                               &p["att_dst_bias"]);
+  CHECK(max_abs_diff(y, ref) < 1e-5f);
+  // The biases shift the LeakyReLU's argument, so they change the result.
+  const Tensor plain = naive_gat(x, p["weight"], p["att_src"], p["att_dst"], g.looped(), 3, 4, true);
+  CHECK(max_abs_diff(y, plain) > 1e-4f);
+}
+
+TEST_CASE("gat per-head input masks and value dropout of the authors' code", "[graph]") {
+  const GraphContext g = GraphContext::from_dataset(random_dataset(40, 120, 23));
+  const Tensor x = random_tensor({40, 6}, 24);
+  // Two heads with the same weights: equal outputs unless their inputs are masked differently.
+  auto run = [&](bool per_head, float value_dropout, bool training, AttentionExport* att = nullptr) {
+    Json config = gat_config(6, 4, 2, true);
+    config["input_dropout"] = 0.5;
+    config["input_dropout_per_head"] = per_head;
+    config["value_dropout"] = value_dropout;
+    GatConv layer(GatOptions::from_json(config));
+    auto params = layer.named_parameters();
+    for (auto [name, v] : params) {
+      if (name == "bias") continue;
+      Tensor& t = v.value();  // weight [6, 2 * 4] and att_* [2, 4]: head 1 copies head 0
+      const int64_t rows = name == "weight" ? 6 : 1;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < 4; ++k) t[r * 8 + 4 + k] = t[r * 8 + k];
+    }
+    if (training) layer.train(); else layer.eval();
+    return layer.forward(NodeFeatures(Var(x)), g, 77, att).value();  // [40, 8]
+  };
+  auto head_gap = [](const Tensor& y) {
+    float gap = 0;
+    for (int64_t i = 0; i < 40; ++i)
+      for (int64_t k = 0; k < 4; ++k) gap = std::max(gap, std::abs(y[i * 8 + k] - y[i * 8 + 4 + k]));
+    return gap;
+  };
+  CHECK(head_gap(run(false, 0.0f, true)) < 1e-6f);  // one shared mask
+  CHECK(head_gap(run(true, 0.0f, true)) > 1e-3f);   // a mask per head
+  CHECK(max_abs_diff(run(true, 0.3f, false), run(false, 0.0f, false)) == 0.0f);  // no dropout in eval
+  // Value dropout leaves the attention weights alone (they come from the undropped h).
+  AttentionExport with, without;
+  const Tensor a = run(true, 0.3f, true, &with), b = run(true, 0.0f, true, &without);
+  CHECK(max_abs_diff(with.weights, without.weights) == 0.0f);
+  CHECK(max_abs_diff(a, b) > 1e-3f);
+}
+
+TEST_CASE("gat gradients with the authors' options (per-head masks, value dropout, attention biases)",
+          "[graph][grad]") {
+  const GraphContext g = GraphContext::from_dataset(random_dataset(25, 60, 25));
+  Json config = gat_config(7, 3, 2, true);
+  config["dropout"] = 0.3;
+  config["input_dropout"] = 0.2;
+  config["input_dropout_per_head"] = true;
+  config["value_dropout"] = 0.2;
+  config["attention_bias"] = true;
+  GatConv layer(GatOptions::from_json(config));
+  const Tensor x = random_tensor({25, 7}, 26);
+  attend::testing::GradCheckOptions fine;
+  fine.eps = 2e-3f;
+  auto on_x = check_gradients([&](const std::vector<Var>& v) { return layer.forward(NodeFeatures(v[0]), g, 11); }, {x},
+                              fine);
+  INFO(on_x.report);
+  CHECK(on_x.ok);
+  auto sparse = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(x));
+  auto on_params = check_module_gradients(layer, [&] { return layer.forward(NodeFeatures(sparse), g, 11); }, fine);
+  INFO(on_params.report);
+  CHECK(on_params.ok);
 }
 
 TEST_CASE("gat layer gradients, dense and sparse input, with dropout", "[graph][grad]") {

@@ -2,6 +2,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
+#include "attend/core/ops/dropout.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/head_dot.hpp"
 #include "attend/core/ops/head_mean.hpp"
@@ -16,7 +17,8 @@ namespace attend::graph {
 GatOptions GatOptions::from_json(const Json& c) {
   const std::string me = "gat";
   check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "negative_slope", "dropout",
-                        "input_dropout", "add_self_loops", "residual", "bias", "seed"}, me);
+                        "input_dropout", "add_self_loops", "residual", "bias", "input_dropout_per_head",
+                        "value_dropout", "attention_bias", "seed"}, me);
   GatOptions o;
   o.in_channels = option_required<int64_t>(c, "in_channels", me);
   o.out_channels = option_required<int64_t>(c, "out_channels", me);
@@ -28,12 +30,16 @@ GatOptions GatOptions::from_json(const Json& c) {
   o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
   o.residual = option_or(c, "residual", o.residual, me);
   o.bias = option_or(c, "bias", o.bias, me);
+  o.input_dropout_per_head = option_or(c, "input_dropout_per_head", o.input_dropout_per_head, me);
+  o.value_dropout = option_or(c, "value_dropout", o.value_dropout, me);
+  o.attention_bias = option_or(c, "attention_bias", o.attention_bias, me);
   o.seed = option_or(c, "seed", o.seed, me);
   if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0) {
     throw InputError("gat: in_channels, out_channels and heads must be positive");
   }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
-    throw InputError("gat: dropout and input_dropout must be in [0, 1)");
+  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1 || o.value_dropout < 0 ||
+      o.value_dropout >= 1) {
+    throw InputError("gat: dropout, input_dropout and value_dropout must be in [0, 1)");
   }
   return o;
 }
@@ -42,7 +48,8 @@ Json GatOptions::to_json() const {
   return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
           {"concat", concat}, {"negative_slope", negative_slope}, {"dropout", dropout},
           {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
-          {"residual", residual}, {"bias", bias}, {"seed", seed}};
+          {"residual", residual}, {"bias", bias}, {"input_dropout_per_head", input_dropout_per_head},
+          {"value_dropout", value_dropout}, {"attention_bias", attention_bias}, {"seed", seed}};
 }
 
 GatConv::GatConv(GatOptions o) : options_(o) {
@@ -56,6 +63,10 @@ GatConv::GatConv(GatOptions o) : options_(o) {
                                                                     o.in_channels, out_features(), rng));
   }
   if (o.bias) bias_ = add_parameter("bias", init::zeros({out_features()}));
+  if (o.attention_bias) {
+    att_src_bias_ = add_parameter("att_src_bias", init::zeros({o.heads}));
+    att_dst_bias_ = add_parameter("att_dst_bias", init::zeros({o.heads}));
+  }
 }
 
 int64_t GatConv::out_features() const {
@@ -66,11 +77,30 @@ Var GatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t 
                      AttentionExport* attention) const {
   const GatOptions& o = options_;
   ATTEND_CHECK(x.cols() == o.in_channels, "gat expects " << o.in_channels << " input features, got " << x.cols());
-  const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
+  // Velickovic et al. 2018, Eq. 1-5 (with the options of the authors' code).
+  const bool per_head = o.input_dropout_per_head && is_training() && o.input_dropout > 0;
+  // One shared mask (for the projection, or only for the residual when masks are per head).
+  const NodeFeatures xd = per_head && !o.residual ? x : dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
   const int64_t n = x.rows();
-  Var h = ops::reshape(project(xd, weight_), {n, o.heads, o.out_channels});  // [N, H, C]
-  Var s_src = ops::head_dot(h, att_src_);                                     // [N, H]
-  Var s_dst = ops::head_dot(h, att_dst_);                                     // [N, H]
+  Var h;  // [N, H, C]
+  if (per_head) {
+    const std::vector<Var> blocks = ops::split(weight_, std::vector<int64_t>(o.heads, o.out_channels));  // [in, C] each
+    std::vector<Var> per_head;
+    for (int64_t k = 0; k < o.heads; ++k) {
+      const uint64_t mask_seed = mix64(seed ^ (0x100ULL + static_cast<uint64_t>(k)));
+      per_head.push_back(project(dropout(x, o.input_dropout, mask_seed, true), blocks[k]));  // [N, C]
+    }
+    h = ops::reshape(ops::concat(per_head), {n, o.heads, o.out_channels});
+  } else {
+    h = ops::reshape(project(xd, weight_), {n, o.heads, o.out_channels});
+  }
+  Var s_src = ops::head_dot(h, att_src_);  // [N, H]
+  Var s_dst = ops::head_dot(h, att_dst_);  // [N, H]
+  if (o.attention_bias) {
+    s_src = ops::add(s_src, att_src_bias_);
+    s_dst = ops::add(s_dst, att_dst_bias_);
+  }
+  const Var values = ops::dropout(h, o.value_dropout, mix64(seed ^ 3), is_training());  // [N, H, C]
   ops::SparseAttentionOptions sa;
   sa.negative_slope = o.negative_slope;
   sa.dropout = o.dropout;
@@ -79,7 +109,7 @@ Var GatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t 
   const GraphView& view = graph.view(o.add_self_loops);
   Tensor* weights = attention ? &attention->weights : nullptr;
   if (attention) attention->view = &view;
-  Var out = ops::sparse_attention(view.csr, ops::SparseScores::gat(s_src, s_dst), h, sa, weights);  // [N, H, C]
+  Var out = ops::sparse_attention(view.csr, ops::SparseScores::gat(s_src, s_dst), values, sa, weights);  // [N, H, C]
   out = o.concat ? ops::reshape(out, {n, o.heads * o.out_channels}) : ops::head_mean(out);  // [N, out]
   if (o.residual) out = ops::add(out, project(xd, res_weight_));
   if (o.bias) out = ops::add(out, bias_);

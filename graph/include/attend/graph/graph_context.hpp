@@ -40,6 +40,12 @@ struct RelationalIndex {
   /// (in-edges of i of relation r), so mean x = sum over r of the mean over N_i^r.
   std::shared_ptr<const SparseMatrix> mean;
   Csr csr;  ///< (for_attention) S rows: edge e from row src_slot[e] to row dst[e], ids kept
+  /// (for_attention) S rows: edge e from row src_slot[e] to row dst_slot[e], ids kept, so a
+  /// softmax over a row's in-edges runs over one relation's neighbours (within-relation).
+  Csr within_csr;
+  /// (for_attention) [N, S]: entry (node of s, s) = 1 for every slot s, so slot_sum y sums
+  /// the per-(node, relation) rows of y into their node.
+  std::shared_ptr<const SparseMatrix> slot_sum;
 };
 
 class GraphContext {

@@ -24,6 +24,15 @@ struct GatOptions {
   bool add_self_loops = true;   ///< attend over the graph with one self-loop per node
   bool residual = false;        ///< add a linear projection of the input
   bool bias = true;
+  /// Not in PyG; the GAT authors' code (the reference implementation of the paper) builds
+  /// each head with its own input dropout mask. Only matters with input_dropout > 0.
+  bool input_dropout_per_head = false;
+  /// Not in PyG; the authors' code: dropout on the projected features W x of the messages
+  /// (after the attention terms are computed from them), before aggregation. [0, 1).
+  float value_dropout = 0.0f;
+  /// Not in PyG; the authors' code: a learned bias on each of the two attention terms
+  /// (per head), e_ij = LeakyReLU(att_src . h_j + b_src + att_dst . h_i + b_dst).
+  bool attention_bias = false;
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
   static GatOptions from_json(const Json& config);
@@ -31,10 +40,14 @@ struct GatOptions {
 };
 
 /// Parameters: weight [in, H*C], att_src [H, C], att_dst [H, C] (Glorot), bias [H*C or C]
-/// (zeros), res_weight [in, H*C or C] when residual.
-/// Forward: h = x W as [N, H, C]; e_ij = LeakyReLU(att_src . h_j + att_dst . h_i) from
-/// per-node terms (ops::head_dot); softmax over in-edges, dropout and aggregation fused in
-/// ops::sparse_attention; heads concatenated or averaged; + residual + bias.
+/// (zeros), res_weight [in, H*C or C] when residual, att_src_bias [H] and att_dst_bias [H]
+/// (zeros) when attention_bias.
+/// Forward: h = x W as [N, H, C] (with input_dropout_per_head, head k is dropout_k(x) W_k with
+/// W_k the k-th column block of W: one sparse or dense product per head);
+/// e_ij = LeakyReLU(att_src . h_j + att_dst . h_i (+ biases)) from per-node terms
+/// (ops::head_dot); the messages are h, or dropout(h) with value_dropout; softmax over
+/// in-edges, dropout and aggregation fused in ops::sparse_attention; heads concatenated or
+/// averaged; + residual + bias.
 class GatConv : public NodeLayer {
  public:
   explicit GatConv(GatOptions options);
@@ -48,7 +61,7 @@ class GatConv : public NodeLayer {
 
  private:
   GatOptions options_;
-  Var weight_, att_src_, att_dst_, bias_, res_weight_;
+  Var weight_, att_src_, att_dst_, bias_, res_weight_, att_src_bias_, att_dst_bias_;
 };
 
 }  // namespace attend::graph

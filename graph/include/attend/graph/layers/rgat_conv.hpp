@@ -1,9 +1,11 @@
 #pragma once
 /// RgatConv: relational graph attention (Busbridge et al., "Relational Graph Attention
-/// Networks", 2019), the WIRGAT variant with across-relation attention, registered as "rgat".
+/// Networks", 2019), registered as "rgat": WIRGAT (softmax within each relation's
+/// neighbours) or ARGAT (softmax across all relations), additive or multiplicative logits.
 /// Option names follow PyTorch Geometric's RGATConv.
 
 #include <cstdint>
+#include <string>
 
 #include "attend/graph/layers/relation_projection.hpp"
 #include "attend/graph/node_layer.hpp"
@@ -27,6 +29,15 @@ struct RgatOptions {
   float input_dropout = 0.0f;   ///< dropout on the input features (training)
   bool add_self_loops = true;   ///< attend over the looped view (self relation = its own W_r)
   bool bias = true;
+  /// "across-relation" (ARGAT, PyG's default: one softmax over all in-edges of a node) or
+  /// "within-relation" (WIRGAT: one softmax per relation's in-edges, summed over relations).
+  std::string attention_mechanism = "across-relation";
+  /// "additive-self-attention" (e = LeakyReLU(q_i + k_j)) or "multiplicative-self-attention"
+  /// (e = q_i k_j), as PyG's RGATConv with dim 1.
+  std::string attention_mode = "additive-self-attention";
+  /// Not in PyG. "glorot", or "zeros": the logits start at zero (additive: both kernels zero;
+  /// multiplicative: the query kernel zero), so a within-relation layer starts as R-GCN.
+  std::string attention_init = "glorot";
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
   static RgatOptions from_json(const Json& config);
@@ -35,20 +46,26 @@ struct RgatOptions {
 
 /// Parameters: weight [in, R*H*C] or basis [in, B*H*C] + comp [R, B] (see RelationWeights),
 /// att_src [H, C] and att_dst [H, C] (Glorot), bias [H*C or C] (zeros).
-/// Forward (Busbridge et al. 2019, Eq. 3-6, WIRGAT, across-relation attention):
+/// Forward (Busbridge et al. 2019, Eq. 3-6):
 /// g_j^r = W_r x_j as [H, C] for every node and relation;
-/// e_ij^r = LeakyReLU(att_dst . g_i^r + att_src . g_j^r) per head (the paper's query and key
-/// kernels, one vector per head);
-/// alpha_ij^r = softmax over ALL in-edges of i, of every relation (attention dropout after);
+/// q_i^r = att_dst . g_i^r and k_j^r = att_src . g_j^r per head (the paper's query and key
+/// kernels, one vector per head); e_ij^r = LeakyReLU(q_i^r + k_j^r) (additive) or
+/// q_i^r k_j^r (multiplicative);
+/// alpha_ij^r = softmax over ALL in-edges of i, of every relation (across-relation, ARGAT), or
+/// over the in-edges of i of relation r only (within-relation, WIRGAT; with equal logits this
+/// is R-GCN's 1 / |N_i^r|); attention dropout after;
 /// h_i' = sum_r sum_j alpha_ij^r g_j^r; heads concatenated or averaged; + bias.
 /// Only the (node, relation) slots that edges use are projected (ops::slot_matmul over
 /// GraphContext::relational_index); their terms [S, H] come from ops::head_dot; two row
 /// gathers make the logits [E, H]; ops::sparse_attention (precomputed rule) runs the softmax
 /// and aggregation over the index's Csr (sources are slots, destinations are nodes), so no
-/// E x H x C tensor is made. Memory: S * H * C for the projections, S <= 2 E + N.
+/// E x H x C tensor is made. Within-relation attention runs the same kernel over the index's
+/// within_csr (destinations are slots), then sums each node's slots with one sparse matmul.
+/// Memory: S * H * C for the projections, S <= 2 E + N.
 /// DEVIATION: with add_self_loops (default) the self-loop relation of the context takes part
-/// in the softmax like any relation (PyG's RGATConv adds no self-loops); the paper's
-/// within-relation mode and its multiplicative (ARGAT) variant are not offered.
+/// like any relation (within-relation: the node's own W_self x_i, R-GCN's root weight);
+/// PyG's RGATConv adds no self-loops. PyG's cardinality-preserving `mod`, `num_blocks`,
+/// `dim` > 1 and edge features are not offered.
 class RgatConv : public NodeLayer {
  public:
   explicit RgatConv(RgatOptions options);
