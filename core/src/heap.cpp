@@ -1,6 +1,10 @@
 #include "attend/core/heap.hpp"
 
-#include <cstddef>  // defines __GLIBC__ on glibc
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <utility>
+#include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -8,11 +12,68 @@
 
 namespace attend {
 
+namespace {
+
+/// Freed large blocks (size, pointer), reused by exact size; most recently freed last.
+struct LargeBlockCache {
+  std::mutex mutex;
+  std::vector<std::pair<std::size_t, void*>> blocks;
+  std::size_t held = 0;  ///< bytes in `blocks`
+};
+
+LargeBlockCache& cache() {
+  static LargeBlockCache* c = new LargeBlockCache;  // never destroyed: tensors may outlive statics
+  return *c;
+}
+
+std::atomic<bool> cache_on{false};
+
+}  // namespace
+
 void keep_freed_memory() {
 #if defined(__GLIBC__)
-  mallopt(M_MMAP_MAX, 0);  // every block from the heap, however large
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest value glibc accepts on 64-bit
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
+  cache_on.store(true);
 }
+
+namespace detail {
+
+void* allocate_storage(std::size_t bytes) {
+  if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
+    LargeBlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    for (auto it = c.blocks.rbegin(); it != c.blocks.rend(); ++it) {
+      if (it->first != bytes) continue;
+      void* p = it->second;
+      c.held -= bytes;
+      c.blocks.erase(std::next(it).base());
+      return p;
+    }
+  }
+  return ::operator new(bytes);
+}
+
+void release_storage(void* p, std::size_t bytes) noexcept {
+  if (p == nullptr) return;
+  if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
+    LargeBlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    while (!c.blocks.empty() && c.held + bytes > kLargeBlockCacheLimit) {  // oldest out first
+      ::operator delete(c.blocks.front().second);
+      c.held -= c.blocks.front().first;
+      c.blocks.erase(c.blocks.begin());
+    }
+    if (bytes <= kLargeBlockCacheLimit) {
+      c.blocks.emplace_back(bytes, p);
+      c.held += bytes;
+      return;
+    }
+  }
+  ::operator delete(p);
+}
+
+}  // namespace detail
 
 }  // namespace attend

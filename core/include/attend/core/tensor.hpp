@@ -12,11 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "attend/core/heap.hpp"
+
 namespace attend {
 
 namespace detail {
 /// std::allocator whose value-less construct leaves a float uninitialised, so that
-/// Tensor::uninitialized skips the zero fill (and the page faults it would cause early).
+/// Tensor::uninitialized skips the zero fill (and the page faults it would cause early), and
+/// whose memory comes from detail::allocate_storage (heap.hpp).
 template <class T>
 struct DefaultInitAllocator : std::allocator<T> {
   template <class U>
@@ -34,6 +37,9 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+  /// Through the large-block cache of heap.hpp (reuse of freed blocks of 32 MiB and more).
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_storage(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { release_storage(p, n * sizeof(T)); }
 };
 }  // namespace detail
 
