@@ -33,27 +33,16 @@ class BlockList : public Module {
 
 ContactModelOptions ContactModelOptions::from_json(const Json& config) {
   const std::string me = "contact_model";
-  check_option_keys(config,
-                    {"c_m", "c_z", "blocks", "max_relative_position", "msa_depth", "c_hidden_msa_att", "c_hidden_opm",
-                     "c_hidden_mul", "c_hidden_pair_att", "n_heads_msa", "n_heads_pair", "transition_n", "msa_dropout",
-                     "pair_dropout", "checkpoint", "seed"},
-                    me);
   ContactModelOptions o;
+  Json block = o.block.to_json();  // the block's keys, with the small-model defaults
+  std::vector<std::string> keys = {"blocks", "max_relative_position", "msa_depth"};
+  for (const auto& [key, value] : block.items()) keys.push_back(key);
+  check_option_keys(config, keys, me);
   o.c_m = option_or(config, "c_m", o.c_m, me);
   o.c_z = option_or(config, "c_z", o.c_z, me);
   o.blocks = option_or(config, "blocks", o.blocks, me);
   o.max_relative_position = option_or(config, "max_relative_position", o.max_relative_position, me);
   o.msa_depth = option_or(config, "msa_depth", o.msa_depth, me);
-  o.c_hidden_msa_att = option_or(config, "c_hidden_msa_att", o.c_hidden_msa_att, me);
-  o.c_hidden_opm = option_or(config, "c_hidden_opm", o.c_hidden_opm, me);
-  o.c_hidden_mul = option_or(config, "c_hidden_mul", o.c_hidden_mul, me);
-  o.c_hidden_pair_att = option_or(config, "c_hidden_pair_att", o.c_hidden_pair_att, me);
-  o.n_heads_msa = option_or(config, "n_heads_msa", o.n_heads_msa, me);
-  o.n_heads_pair = option_or(config, "n_heads_pair", o.n_heads_pair, me);
-  o.transition_n = option_or(config, "transition_n", o.transition_n, me);
-  o.msa_dropout = option_or(config, "msa_dropout", o.msa_dropout, me);
-  o.pair_dropout = option_or(config, "pair_dropout", o.pair_dropout, me);
-  o.checkpoint = option_or(config, "checkpoint", o.checkpoint, me);
   o.seed = option_or(config, "seed", o.seed, me);
   using evoformer_detail::require_positive;
   require_positive(me, "c_m", o.c_m);
@@ -61,26 +50,24 @@ ContactModelOptions ContactModelOptions::from_json(const Json& config) {
   require_positive(me, "max_relative_position", o.max_relative_position);
   require_positive(me, "msa_depth", o.msa_depth);
   if (o.blocks < 0) throw InputError(me + ": option 'blocks' must be >= 0");
+  for (const auto& [key, value] : config.items()) {
+    if (block.contains(key)) block[key] = value;
+  }
+  block["c_m"] = o.c_m;
+  block["c_z"] = o.c_z;
+  o.block = EvoformerBlockOptions::from_json(block);  // checks the block options
   return o;
 }
 
 Json ContactModelOptions::to_json() const {
-  return Json{{"c_m", c_m},
-              {"c_z", c_z},
-              {"blocks", blocks},
-              {"max_relative_position", max_relative_position},
-              {"msa_depth", msa_depth},
-              {"c_hidden_msa_att", c_hidden_msa_att},
-              {"c_hidden_opm", c_hidden_opm},
-              {"c_hidden_mul", c_hidden_mul},
-              {"c_hidden_pair_att", c_hidden_pair_att},
-              {"n_heads_msa", n_heads_msa},
-              {"n_heads_pair", n_heads_pair},
-              {"transition_n", transition_n},
-              {"msa_dropout", msa_dropout},
-              {"pair_dropout", pair_dropout},
-              {"checkpoint", checkpoint},
-              {"seed", seed}};
+  Json j = block.to_json();
+  j.update({{"c_m", c_m},
+            {"c_z", c_z},
+            {"blocks", blocks},
+            {"max_relative_position", max_relative_position},
+            {"msa_depth", msa_depth},
+            {"seed", seed}});
+  return j;
 }
 
 ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
@@ -94,19 +81,9 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   pair_embed_ = &add_child("pair_embed", make_linear(kPairFeatures, o.c_z, true, Init::kDefault, rng));
   auto& stack = add_child("evoformer", std::make_unique<BlockList>());
   for (int64_t b = 0; b < o.blocks; ++b) {
-    EvoformerBlockOptions bo;
+    EvoformerBlockOptions bo = o.block;
     bo.c_m = o.c_m;
     bo.c_z = o.c_z;
-    bo.c_hidden_msa_att = o.c_hidden_msa_att;
-    bo.c_hidden_opm = o.c_hidden_opm;
-    bo.c_hidden_mul = o.c_hidden_mul;
-    bo.c_hidden_pair_att = o.c_hidden_pair_att;
-    bo.n_heads_msa = o.n_heads_msa;
-    bo.n_heads_pair = o.n_heads_pair;
-    bo.transition_n = o.transition_n;
-    bo.msa_dropout = o.msa_dropout;
-    bo.pair_dropout = o.pair_dropout;
-    bo.checkpoint = o.checkpoint;
     bo.seed = rng.split();
     // Validates the block options (throws InputError on a bad one).
     bo = EvoformerBlockOptions::from_json(bo.to_json());

@@ -23,13 +23,13 @@ bio::ContactModelOptions small_options() {
   o.blocks = 1;
   o.max_relative_position = 4;
   o.msa_depth = 4;
-  o.c_hidden_msa_att = 2;
-  o.c_hidden_opm = 2;
-  o.c_hidden_mul = 4;
-  o.c_hidden_pair_att = 2;
-  o.n_heads_msa = 2;
-  o.n_heads_pair = 2;
-  o.transition_n = 2;
+  o.block.c_hidden_msa_att = 2;
+  o.block.c_hidden_opm = 2;
+  o.block.c_hidden_mul = 4;
+  o.block.c_hidden_pair_att = 2;
+  o.block.n_heads_msa = 2;
+  o.block.n_heads_pair = 2;
+  o.block.transition_n = 2;
   o.seed = 5;
   return o;
 }

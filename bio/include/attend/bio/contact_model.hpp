@@ -38,23 +38,29 @@ class LayerNormModule;
 }
 
 /// The JSON config, same keys.
+/// The block options the contact model starts from: small widths, no recomputation.
+inline EvoformerBlockOptions small_evoformer_block() {
+  EvoformerBlockOptions b;
+  b.c_hidden_msa_att = 8;
+  b.c_hidden_opm = 8;
+  b.c_hidden_mul = 16;
+  b.c_hidden_pair_att = 8;
+  b.n_heads_msa = 4;
+  b.n_heads_pair = 2;
+  b.transition_n = 2;
+  b.checkpoint = false;
+  return b;
+}
+
 struct ContactModelOptions {
   int64_t c_m = 16;                ///< MSA channels
   int64_t c_z = 16;                ///< pair channels
   int64_t blocks = 1;              ///< Evoformer blocks
   int64_t max_relative_position = 32;  ///< r: relative positions are clipped to [-r, r]
   int64_t msa_depth = 64;          ///< sequences (query included) read at prediction time
-  /// Evoformer block options (evoformer_block.hpp); the defaults suit a small model.
-  int64_t c_hidden_msa_att = 8;
-  int64_t c_hidden_opm = 8;
-  int64_t c_hidden_mul = 16;
-  int64_t c_hidden_pair_att = 8;
-  int64_t n_heads_msa = 4;
-  int64_t n_heads_pair = 2;
-  int64_t transition_n = 2;
-  float msa_dropout = 0.15f;
-  float pair_dropout = 0.25f;
-  bool checkpoint = false;         ///< recompute block intermediates in the backward
+  /// The options of every Evoformer block (evoformer_block.hpp; its c_m, c_z and seed come
+  /// from this struct); the defaults suit a small model.
+  EvoformerBlockOptions block = small_evoformer_block();
   uint64_t seed = 0;               ///< seeds the initialisation
 
   /// Read from JSON (absent keys keep the defaults); bad values throw attend::InputError.
