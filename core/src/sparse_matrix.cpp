@@ -69,17 +69,25 @@ const SparseMatrix& SparseMatrix::transpose() const {
     for (int64_t c = 0; c < cols_; ++c) t->indptr_[c + 1] += t->indptr_[c];
     t->indices_.resize(indices_.size());
     t->values_.resize(values_.size());
+    auto positions = std::make_shared<std::vector<int64_t>>(indices_.size());
     std::vector<int64_t> next(t->indptr_.begin(), t->indptr_.end() - 1);
     for (int64_t r = 0; r < rows_; ++r) {  // rows ascending, so each column's list is sorted
       for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) {
         const int64_t pos = next[indices_[k]]++;
         t->indices_[pos] = r;
         t->values_[pos] = values_[k];
+        (*positions)[pos] = k;
       }
     }
     transpose_ = std::move(t);
+    transpose_positions_ = std::move(positions);
   }
   return *transpose_;
+}
+
+const std::vector<int64_t>& SparseMatrix::transpose_positions() const {
+  transpose();
+  return *transpose_positions_;
 }
 
 Tensor SparseMatrix::to_dense() const {
@@ -109,6 +117,7 @@ void SparseMatrix::normalize_rows() {
     for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) values_[k] = static_cast<float>(values_[k] / s);
   }
   transpose_.reset();
+  transpose_positions_.reset();
 }
 
 }  // namespace attend

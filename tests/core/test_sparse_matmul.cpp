@@ -2,6 +2,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -76,4 +77,51 @@ TEST_CASE("sparse dropout equals dense dropout on the non-zeros", "[core]") {
   CHECK(kept > 0);
   CHECK(kept < x->nnz());
   CHECK_THROWS_AS(ops::sparse_dropout(x, 1.0f, 1), Error);
+}
+
+TEST_CASE("block dropout matmul equals per-block dropout then matmul, bit for bit", "[core][grad]") {
+  const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(sparse_dense(200, 60, 0.1f, 7)));
+  const Tensor w = random_tensor({60, 3 * 4}, 8), g = random_tensor({200, 3 * 4}, 9);
+  const std::vector<uint64_t> seeds{11, 12, 13};
+  Var fused_w(w, true);
+  Var fused = ops::sparse_matmul_block_dropout(x, fused_w, 0.4f, seeds);
+  fused.backward(g);
+  Var plain_w(w, true);
+  std::vector<Var> blocks = ops::split(plain_w, {4, 4, 4});
+  std::vector<Var> products;
+  for (std::size_t b = 0; b < seeds.size(); ++b) {
+    products.push_back(ops::sparse_matmul(ops::sparse_dropout(x, 0.4f, seeds[b]), blocks[b]));
+  }
+  Var plain = ops::concat(products);
+  plain.backward(g);
+  CHECK(bitwise_equal(fused.value(), plain.value()));
+  CHECK(bitwise_equal(fused_w.grad(), plain_w.grad()));
+  // The blocks draw different masks: block 0 and block 1 of the output differ in zero pattern.
+  CHECK(max_abs_diff(ops::sparse_matmul_block_dropout(x, Var(w), 0.4f, {11, 11, 11}).value(), fused.value()) > 0.0f);
+
+  auto r = check_gradients(
+      [&](const std::vector<Var>& v) { return ops::sparse_matmul_block_dropout(x, v[0], 0.4f, seeds); }, {w});
+  INFO(r.report);
+  CHECK(r.ok);
+  CHECK_THROWS_AS(ops::sparse_matmul_block_dropout(x, Var(random_tensor({60, 10}, 1)), 0.4f, seeds), Error);
+  CHECK_THROWS_AS(ops::sparse_matmul_block_dropout(x, Var(w), 1.0f, seeds), Error);
+  CHECK_THROWS_AS(ops::sparse_matmul_block_dropout(x, Var(random_tensor({60, 65}, 1)), 0.4f, std::vector<uint64_t>(65, 1)), Error);
+}
+
+TEST_CASE("block dropout matmul is bit-identical for 1 and 2 threads", "[core]") {
+  const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(sparse_dense(1000, 300, 0.05f, 3)));
+  const Tensor w = random_tensor({300, 8 * 8}, 4), g = random_tensor({1000, 8 * 8}, 5);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Var vw(w, true);
+    Var y = ops::sparse_matmul_block_dropout(x, vw, 0.6f, {1, 2, 3, 4, 5, 6, 7, 8});
+    y.backward(g);
+    return std::make_pair(y.value(), vw.grad());
+  };
+  const int before = num_threads();
+  auto [y1, g1] = run(1);
+  auto [y2, g2] = run(2);
+  set_num_threads(before);
+  CHECK(bitwise_equal(y1, y2));
+  CHECK(bitwise_equal(g1, g2));
 }

@@ -70,7 +70,9 @@ float leaky_derivative(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
 /// a . b in eight interleaved partial sums added as a tree: short rows (a head's 4 to 64
 /// channels) vectorise without the lane-by-lane epilogue of an `omp simd` reduction. The
 /// order depends on n only.
-[[gnu::always_inline]] inline float dot_product(const float* a, const float* b, int64_t n) {
+template <int64_t kFixedN = 0>
+[[gnu::always_inline]] inline float dot_product_n(const float* a, const float* b, int64_t runtime_n) {
+  const int64_t n = kFixedN > 0 ? kFixedN : runtime_n;
   float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   int64_t k = 0;
   for (; k + 8 <= n; k += 8) {
@@ -80,9 +82,26 @@ float leaky_derivative(float x, float slope) { return x > 0.0f ? 1.0f : slope; }
   return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
-[[gnu::always_inline]] inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+/// The same sum with the common head widths compiled in (a well-predicted branch: one width
+/// per call of a kernel), which removes the loop overhead around one or two vector registers.
+[[gnu::always_inline]] inline float dot_product(const float* a, const float* b, int64_t n) {
+  if (n == 8) return dot_product_n<8>(a, b, n);
+  if (n == 16) return dot_product_n<16>(a, b, n);
+  return dot_product_n(a, b, n);
+}
+
+template <int64_t kFixedN = 0>
+[[gnu::always_inline]] inline void axpy_n(float alpha, const float* x, float* y, int64_t runtime_n) {
+  const int64_t n = kFixedN > 0 ? kFixedN : runtime_n;
 #pragma omp simd
   for (int64_t k = 0; k < n; ++k) y[k] += alpha * x[k];
+}
+
+/// y += alpha x, with the common head widths compiled in as for dot_product.
+[[gnu::always_inline]] inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+  if (n == 8) return axpy_n<8>(alpha, x, y, n);
+  if (n == 16) return axpy_n<16>(alpha, x, y, n);
+  axpy_n(alpha, x, y, n);
 }
 
 /// Sizes, graph arrays and input pointers of one call, checked once.

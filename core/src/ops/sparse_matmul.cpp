@@ -1,5 +1,9 @@
 #include "attend/core/ops/sparse_matmul.hpp"
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -25,6 +29,67 @@ void csr_times_dense(const SparseMatrix& m, const float* dense, int64_t c, float
     }
   });
 }
+/// kept [nnz]: bit b of entry e is set when block b keeps stored entry e of m, i.e. entry
+/// k = (positions ? positions[e] : e) of x, counter_uniform(block_seeds[b], k) >= p. The
+/// uniform is the top 24 bits of a hash over 2^24, so the test is done on the integer bits
+/// (exactly the same decision), in loops the compiler vectorises.
+std::vector<uint64_t> block_keep_bits(int64_t nnz, const int64_t* positions, float p,
+                                      const std::vector<uint64_t>& block_seeds) {
+  const auto threshold = static_cast<uint64_t>(std::ceil(static_cast<double>(p) * 16777216.0));  // p * 2^24
+  std::vector<uint64_t> kept(static_cast<std::size_t>(nnz), 0);
+  parallel_for_blocks(nnz, kRowBlock * 64, [&](int64_t lo, int64_t hi) {
+    for (std::size_t b = 0; b < block_seeds.size(); ++b) {
+      const uint64_t key = mix64(block_seeds[b]);  // CounterStream's key
+      auto bit = [&](uint64_t k) -> uint64_t { return ((mix64(key ^ k) >> 40) >= threshold ? 1ULL : 0ULL) << b; };
+      if (positions) {  // two loops: a select inside would stop vectorisation
+        for (int64_t e = lo; e < hi; ++e) kept[e] |= bit(static_cast<uint64_t>(positions[e]));
+      } else {
+        for (int64_t e = lo; e < hi; ++e) kept[e] |= bit(static_cast<uint64_t>(e));
+      }
+    }
+  });
+  return kept;
+}
+
+// out [rows, B * C] += per block b: (keep_b o m) [rows, K] * dense[:, bC:(b+1)C], with the
+// kept-blocks bits [nnz] in m's entry order (block_keep_bits). Only kept blocks are visited
+// (a loop over set bits: no branch per block on the random mask); skipping a dropped entry's
+// zero product leaves every sum bit-identical. kFixedC > 0 compiles the block width in (a
+// head's 8 or 16 channels: one or two vector registers, no loop overhead).
+template <int64_t kFixedC>
+void csr_times_dense_block_masked(const SparseMatrix& m, const std::vector<uint64_t>& kept, float keep_scale,
+                                  const float* dense, int64_t blocks, int64_t runtime_c, float* out) {
+  const auto& indptr = m.indptr();
+  const auto& indices = m.indices();
+  const auto& values = m.values();
+  const int64_t c = kFixedC > 0 ? kFixedC : runtime_c;
+  const int64_t width = blocks * c;
+  const uint64_t* kept_bits = kept.data();
+  parallel_for_blocks(m.rows(), kRowBlock, [=, &indptr, &indices, &values](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      float* __restrict row = out + r * width;
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
+        const float a = values[k] * keep_scale;
+        const float* __restrict src = dense + indices[k] * width;
+        for (uint64_t bits = kept_bits[k]; bits != 0; bits &= bits - 1) {
+          const int64_t b = std::countr_zero(bits);
+          float* __restrict row_b = row + b * c;
+          const float* __restrict src_b = src + b * c;
+          for (int64_t j = 0; j < c; ++j) row_b[j] += a * src_b[j];
+        }
+      }
+    }
+  });
+}
+
+void csr_times_dense_block_masked(const SparseMatrix& m, const std::vector<uint64_t>& kept, float keep_scale,
+                                  const float* dense, int64_t blocks, int64_t c, float* out) {
+  switch (c) {
+    case 8: csr_times_dense_block_masked<8>(m, kept, keep_scale, dense, blocks, c, out); break;
+    case 16: csr_times_dense_block_masked<16>(m, kept, keep_scale, dense, blocks, c, out); break;
+    default: csr_times_dense_block_masked<0>(m, kept, keep_scale, dense, blocks, c, out); break;
+  }
+}
 }  // namespace
 
 Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
@@ -38,6 +103,30 @@ Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
   csr_times_dense(*x, wv.data(), c, out.data());
   return Var::from_op(std::move(out), {w}, [x, w, c](const Tensor&, const Tensor& gy) {
     csr_times_dense(x->transpose(), gy.data(), c, w.grad_mut().data());  // dw [K, C] += x^T dy
+  });
+}
+
+Var sparse_matmul_block_dropout(std::shared_ptr<const SparseMatrix> x, const Var& w, float p,
+                                const std::vector<uint64_t>& block_seeds) {
+  ATTEND_CHECK(x != nullptr, "sparse_matmul_block_dropout of a null matrix");
+  ATTEND_CHECK(p >= 0.0f && p < 1.0f, "dropout probability " << p << " outside [0, 1)");
+  const Tensor& wv = w.value();
+  const int64_t blocks = static_cast<int64_t>(block_seeds.size());
+  ATTEND_CHECK(blocks > 0 && blocks <= kMaxDropoutBlocks && wv.rank() == 2 && wv.dim(0) == x->cols() && wv.dim(1) % blocks == 0,
+               "sparse_matmul_block_dropout of a " << x->rows() << " x " << x->cols() << " matrix, "
+                                                   << shape_to_string(wv.shape()) << " weights and "
+                                                   << blocks << " blocks (at most " << kMaxDropoutBlocks << ")");
+  const int64_t c = wv.dim(1) / blocks;
+  const float keep_scale = 1.0f / (1.0f - p);
+  const std::vector<uint64_t> kept = block_keep_bits(x->nnz(), nullptr, p, block_seeds);  // [nnz]
+  Tensor out({x->rows(), blocks * c});  // [N, B * C]
+  csr_times_dense_block_masked(*x, kept, keep_scale, wv.data(), blocks, c, out.data());
+  return Var::from_op(std::move(out), {w}, [x, w, p, block_seeds, keep_scale, blocks, c](const Tensor&, const Tensor& gy) {
+    // dw [K, B * C] += per block: (keep_b o x)^T dy[:, block b], the masks redrawn in the
+    // transpose's entry order (cheaper than gathering the forward's)
+    const SparseMatrix& xt = x->transpose();
+    const std::vector<uint64_t> kept_t = block_keep_bits(xt.nnz(), x->transpose_positions().data(), p, block_seeds);
+    csr_times_dense_block_masked(xt, kept_t, keep_scale, gy.data(), blocks, c, w.grad_mut().data());
   });
 }
 

@@ -8,6 +8,7 @@
 #include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
@@ -83,12 +84,18 @@ Var GatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t 
   const NodeFeatures xd = per_head && !o.residual ? x : dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
   const int64_t n = x.rows();
   Var h;  // [N, H, C]
+  std::vector<uint64_t> mask_seeds;  // [H] input dropout mask of each head
   if (per_head) {
+    for (int64_t k = 0; k < o.heads; ++k) mask_seeds.push_back(mix64(seed ^ (0x100ULL + static_cast<uint64_t>(k))));
+  }
+  if (per_head && x.is_sparse() && o.heads <= ops::kMaxDropoutBlocks) {  // one pass over x for all heads' masks
+    h = ops::reshape(ops::sparse_matmul_block_dropout(x.sparse, weight_, o.input_dropout, mask_seeds),
+                     {n, o.heads, o.out_channels});
+  } else if (per_head) {
     const std::vector<Var> blocks = ops::split(weight_, std::vector<int64_t>(o.heads, o.out_channels));  // [in, C] each
     std::vector<Var> per_head;
     for (int64_t k = 0; k < o.heads; ++k) {
-      const uint64_t mask_seed = mix64(seed ^ (0x100ULL + static_cast<uint64_t>(k)));
-      per_head.push_back(project(dropout(x, o.input_dropout, mask_seed, true), blocks[k]));  // [N, C]
+      per_head.push_back(project(dropout(x, o.input_dropout, mask_seeds[k], true), blocks[k]));  // [N, C]
     }
     h = ops::reshape(ops::concat(per_head), {n, o.heads, o.out_channels});
   } else {

@@ -29,6 +29,9 @@ class SparseMatrix {
 
   /// The transpose, built once and cached (shared by copies of this matrix).
   const SparseMatrix& transpose() const;
+  /// For each stored entry of transpose(), in its order, the position of the same entry in
+  /// this matrix's values() [nnz] (built and cached with the transpose).
+  const std::vector<int64_t>& transpose_positions() const;
   /// Dense copy [rows, cols].
   Tensor to_dense() const;
   /// The same sparsity pattern with other stored values (same count; zeros are kept stored).
@@ -42,6 +45,7 @@ class SparseMatrix {
   std::vector<int64_t> indices_;
   std::vector<float> values_;
   mutable std::shared_ptr<const SparseMatrix> transpose_;
+  mutable std::shared_ptr<const std::vector<int64_t>> transpose_positions_;
 };
 
 }  // namespace attend
