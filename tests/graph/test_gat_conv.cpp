@@ -228,3 +228,28 @@ TEST_CASE("a GAT model's training step is bit-identical for 1 and 2 threads", "[
   set_num_threads(before);
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(bitwise_equal(one[i], two[i]));
 }
+
+TEST_CASE("gat glorot_per_head draws each head with its own Glorot limits", "[graph]") {
+  // 40 inputs, 16 heads of 8: W limit sqrt(6 / (40 + 128)) whole, sqrt(6 / (40 + 8)) per head;
+  // att limit sqrt(6 / (16 + 8)) = 0.5 whole, sqrt(6 / (8 + 1)) = 0.816 per head.
+  auto largest = [](bool per_head) {
+    Json config = gat_config(40, 8, 16, true);
+    config["glorot_per_head"] = per_head;
+    const GatConv layer(GatOptions::from_json(config));
+    std::map<std::string, float> m;
+    for (const auto& [name, v] : layer.named_parameters()) {
+      float a = 0.0f;
+      for (float x : v.value()) a = std::max(a, std::abs(x));
+      m[name] = a;
+    }
+    return m;
+  };
+  const auto whole = largest(false), per_head = largest(true);
+  CHECK(whole.at("weight") <= std::sqrt(6.0f / 168.0f));
+  CHECK(per_head.at("weight") > std::sqrt(6.0f / 168.0f));
+  CHECK(per_head.at("weight") <= std::sqrt(6.0f / 48.0f));
+  CHECK(whole.at("att_src") <= 0.5f);
+  CHECK(per_head.at("att_src") > 0.5f);
+  CHECK(per_head.at("att_dst") <= std::sqrt(6.0f / 9.0f));
+  CHECK(GatOptions::from_json(GatOptions::from_json(gat_config(4, 2, 2, true)).to_json()).glorot_per_head == false);
+}

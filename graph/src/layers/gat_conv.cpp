@@ -19,7 +19,7 @@ GatOptions GatOptions::from_json(const Json& c) {
   const std::string me = "gat";
   check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "negative_slope", "dropout",
                         "input_dropout", "add_self_loops", "residual", "bias", "input_dropout_per_head",
-                        "value_dropout", "attention_bias", "seed"}, me);
+                        "value_dropout", "attention_bias", "glorot_per_head", "seed"}, me);
   GatOptions o;
   o.in_channels = option_required<int64_t>(c, "in_channels", me);
   o.out_channels = option_required<int64_t>(c, "out_channels", me);
@@ -34,6 +34,7 @@ GatOptions GatOptions::from_json(const Json& c) {
   o.input_dropout_per_head = option_or(c, "input_dropout_per_head", o.input_dropout_per_head, me);
   o.value_dropout = option_or(c, "value_dropout", o.value_dropout, me);
   o.attention_bias = option_or(c, "attention_bias", o.attention_bias, me);
+  o.glorot_per_head = option_or(c, "glorot_per_head", o.glorot_per_head, me);
   o.seed = option_or(c, "seed", o.seed, me);
   if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0) {
     throw InputError("gat: in_channels, out_channels and heads must be positive");
@@ -50,15 +51,21 @@ Json GatOptions::to_json() const {
           {"concat", concat}, {"negative_slope", negative_slope}, {"dropout", dropout},
           {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
           {"residual", residual}, {"bias", bias}, {"input_dropout_per_head", input_dropout_per_head},
-          {"value_dropout", value_dropout}, {"attention_bias", attention_bias}, {"seed", seed}};
+          {"value_dropout", value_dropout}, {"attention_bias", attention_bias},
+          {"glorot_per_head", glorot_per_head}, {"seed", seed}};
 }
 
 GatConv::GatConv(GatOptions o) : options_(o) {
   Rng rng(o.seed);
   const int64_t hc = o.heads * o.out_channels;
-  weight_ = add_parameter("weight", init::glorot_uniform({o.in_channels, hc}, o.in_channels, hc, rng));
-  att_src_ = add_parameter("att_src", init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng));
-  att_dst_ = add_parameter("att_dst", init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng));
+  // Every head's block has the same limit, so per-head initialisation draws the whole
+  // matrix with the per-head fans.
+  const int64_t w_fan_out = o.glorot_per_head ? o.out_channels : hc;
+  const int64_t att_fan_in = o.glorot_per_head ? o.out_channels : o.heads;
+  const int64_t att_fan_out = o.glorot_per_head ? 1 : o.out_channels;
+  weight_ = add_parameter("weight", init::glorot_uniform({o.in_channels, hc}, o.in_channels, w_fan_out, rng));
+  att_src_ = add_parameter("att_src", init::glorot_uniform({o.heads, o.out_channels}, att_fan_in, att_fan_out, rng));
+  att_dst_ = add_parameter("att_dst", init::glorot_uniform({o.heads, o.out_channels}, att_fan_in, att_fan_out, rng));
   if (o.residual) {
     res_weight_ = add_parameter("res_weight", init::glorot_uniform({o.in_channels, out_features()},
                                                                     o.in_channels, out_features(), rng));

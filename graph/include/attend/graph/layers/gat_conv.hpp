@@ -33,6 +33,10 @@ struct GatOptions {
   /// Not in PyG; the authors' code: a learned bias on each of the two attention terms
   /// (per head), e_ij = LeakyReLU(att_src . h_j + b_src + att_dst . h_i + b_dst).
   bool attention_bias = false;
+  /// Not in PyG; the authors' code initialises each head on its own: W_k [in, C] with the
+  /// Glorot limit of (in, C) and each [C] attention vector as a 1 x 1 convolution, limit of
+  /// (C, 1). PyG (the default) draws W [in, H*C] and att [H, C] as whole matrices.
+  bool glorot_per_head = false;
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
   static GatOptions from_json(const Json& config);
@@ -43,7 +47,8 @@ struct GatOptions {
 /// (zeros), res_weight [in, H*C or C] when residual, att_src_bias [H] and att_dst_bias [H]
 /// (zeros) when attention_bias.
 /// Forward: h = x W as [N, H, C] (with input_dropout_per_head, head k is dropout_k(x) W_k with
-/// W_k the k-th column block of W: one sparse or dense product per head);
+/// W_k the k-th column block of W: one pass over sparse x for all heads, or one dense product
+/// per head);
 /// e_ij = LeakyReLU(att_src . h_j + att_dst . h_i (+ biases)) from per-node terms
 /// (ops::head_dot); the messages are h, or dropout(h) with value_dropout; softmax over
 /// in-edges, dropout and aggregation fused in ops::sparse_attention; heads concatenated or
