@@ -42,6 +42,8 @@ struct PredictArgs {
   // Model knobs (0 / negative: the method's default).
   int64_t heads = 0;
   int max_iterations = 0;
+  std::string regularization = "ccmpred";
+  double lambda_single = -1.0;
   double lambda_pair_factor = -1.0;
   double tolerance = -1.0;
   double max_sequence_gaps = -1.0, max_column_gaps = -1.0;
@@ -52,6 +54,7 @@ struct PredictArgs {
 template <class Options>
 void apply_common_options(const PredictArgs& a, Options& options) {
   if (a.max_iterations > 0) options.optimizer.max_iterations = a.max_iterations;
+  if (a.lambda_single >= 0.0) options.lambda_single = a.lambda_single;
   if (a.lambda_pair_factor >= 0.0) options.lambda_pair_factor = a.lambda_pair_factor;
   if (a.tolerance >= 0.0) options.optimizer.epsilon = a.tolerance;
   if (a.max_sequence_gaps >= 0.0) options.filter.max_sequence_gap_fraction = a.max_sequence_gaps;
@@ -193,6 +196,7 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   } else if (a.method != "factored") {
     bio::PottsOptions options;
     apply_common_options(a, options);
+    options.regularization = bio::parse_potts_regularization_rule(a.regularization);
     FitProgress progress(options.optimizer.max_iterations, 25, a.quiet, ctx.err);
     result = bio::predict_contacts_potts(alignment, options, progress.callback());
     progress.finish();
@@ -293,6 +297,12 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE");
   predict->add_option("--heads", p->heads, "factored: attention heads (default 16)");
   predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)");
+  predict->add_option("--regularization", p->regularization,
+                      "potts: ccmpred (lambda fixed: --lambda-single, --lambda-pair-factor) or plmdca "
+                      "(lambda = 0.01 N_eff for fields and couplings, more below N_eff 500)")
+      ->check(CLI::IsMember({"ccmpred", "plmdca"}))
+      ->capture_default_str();
+  predict->add_option("--lambda-single", p->lambda_single, "Field L2 weight (default 0.01, CCMpred's)");
   predict->add_option("--lambda-pair-factor", p->lambda_pair_factor,
                       "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)");
   predict->add_option("--tolerance", p->tolerance,

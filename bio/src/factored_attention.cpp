@@ -101,6 +101,7 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
   result.columns = filtered.columns;
   result.num_sequences = a.num_sequences();
   result.n_eff = effective_sequences(weights);
+  result.lambda_single = options.lambda_single;
   result.lambda_pair = ccmpred_lambda_pair(a.length, options.lambda_pair_factor);
   PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
 

@@ -10,6 +10,26 @@
 
 namespace attend::bio {
 
+std::string to_string(PottsRegularizationRule rule) {
+  return rule == PottsRegularizationRule::kPlmdca ? "plmdca" : "ccmpred";
+}
+
+PottsRegularizationRule parse_potts_regularization_rule(const std::string& name) {
+  if (name == "ccmpred") return PottsRegularizationRule::kCcmpred;
+  ATTEND_CHECK(name == "plmdca", "unknown potts regularization '" << name << "' (choose ccmpred or plmdca)");
+  return PottsRegularizationRule::kPlmdca;
+}
+
+// CCMpred: Seemayer et al. 2014. plmDCA: Ekeberg et al. 2013 (symmetric) and 2014
+// (asymmetric, whose lambda_J * B_eff / 2 per regression is lambda * N_eff per symmetric pair).
+PottsRegularization potts_regularization(const PottsOptions& options, int64_t length, double n_eff) {
+  if (options.regularization == PottsRegularizationRule::kCcmpred) {
+    return {options.lambda_single, ccmpred_lambda_pair(length, options.lambda_pair_factor)};
+  }
+  const double lambda = n_eff > 500.0 ? 0.01 : 0.1 - (0.1 - 0.01) * n_eff / 500.0;
+  return {lambda * n_eff, lambda * n_eff};
+}
+
 // CCMpred (Seemayer, Gruber & Soding, Bioinformatics 2014) with L-BFGS in place of
 // conjugate gradients.
 PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOptions& options,
@@ -30,9 +50,11 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
   result.columns = filtered.columns;
   result.num_sequences = a.num_sequences();
   result.n_eff = effective_sequences(weights);
-  result.lambda_pair = ccmpred_lambda_pair(a.length, options.lambda_pair_factor);
+  const PottsRegularization regularization = potts_regularization(options, a.length, result.n_eff);
+  result.lambda_single = regularization.lambda_single;
+  result.lambda_pair = regularization.lambda_pair;
 
-  PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
+  PottsObjective objective(a, std::move(weights), regularization);
   std::vector<float> x = objective.initial_parameters();
   const LbfgsCallback callback = [&](const LbfgsProgress& p) {
     if (progress) progress({p.iteration, p.evaluations, p.objective, p.gradient_norm, elapsed()});
@@ -53,7 +75,10 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
 }
 
 nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result) {
-  return detail::pseudo_likelihood_parameters(options, result);
+  nlohmann::json p = detail::pseudo_likelihood_parameters(options, result);
+  p["regularization"] = to_string(options.regularization);
+  p["lambda_single"] = result.lambda_single;
+  return p;
 }
 
 }  // namespace attend::bio

@@ -321,3 +321,32 @@ TEST_CASE("contacts predict --method evoformer uses the shipped model by default
   CHECK(p.parameters["model"].get<std::string>().find("models/contact_evoformer.h5") != std::string::npos);
   CHECK(p.scores.shape() == (Shape{12, 12}));
 }
+
+TEST_CASE("contacts predict --regularization and --lambda-single set the potts strengths", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "tiny.aln").string();
+  const auto parameters = [&](std::vector<std::string> extra) {
+    const fs::path json = tmp.path() / "p.json";
+    std::vector<std::string> args{"contacts", "predict", "--msa", msa, "--out", (tmp.path() / "p").string(),
+                                  "--json", json.string(), "--quiet", "--max-iterations", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = run(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return read_json(json);
+  };
+  const nlohmann::json plm = parameters({"--regularization", "plmdca"});
+  const double n_eff = plm["n_eff"];
+  const double lambda = n_eff > 500.0 ? 0.01 : 0.1 - 0.09 * n_eff / 500.0;
+  CHECK(plm["parameters"]["regularization"] == "plmdca");
+  CHECK(plm["parameters"]["lambda_pair"] == Approx(lambda * n_eff));
+  CHECK(plm["parameters"]["lambda_single"] == Approx(lambda * n_eff));
+
+  const nlohmann::json ccm = parameters({"--lambda-single", "0.5"});
+  CHECK(ccm["parameters"]["regularization"] == "ccmpred");
+  CHECK(ccm["parameters"]["lambda_single"] == 0.5);
+  CHECK(ccm["parameters"]["lambda_pair"] == Approx(0.2 * 11));
+
+  CHECK(run({"contacts", "predict", "--msa", msa, "--out", (tmp.path() / "x").string(), "--regularization", "gremlin"})
+            .code != 0);
+}

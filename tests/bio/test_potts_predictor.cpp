@@ -85,6 +85,46 @@ TEST_CASE("potts maps scores back when the filter removes columns", "[bio]") {
   CHECK(p["lambda_pair"] == Approx(0.2 * (a.length - 2)));
 }
 
+TEST_CASE("potts regularization rules: CCMpred's fixed strengths and plmDCA's N_eff scaling", "[bio]") {
+  PottsOptions options;
+  const PottsRegularization ccmpred = potts_regularization(options, 51, 4000.0);
+  CHECK(ccmpred.lambda_single == Approx(0.01));
+  CHECK(ccmpred.lambda_pair == Approx(0.2 * 50));
+
+  options.regularization = parse_potts_regularization_rule("plmdca");
+  CHECK(to_string(options.regularization) == "plmdca");
+  // Deep: lambda = 0.01 per sequence, on the summed objective 0.01 N_eff (L plays no part).
+  const PottsRegularization deep = potts_regularization(options, 51, 4000.0);
+  CHECK(deep.lambda_single == Approx(40.0));
+  CHECK(deep.lambda_pair == Approx(40.0));
+  // Shallow: the per-sequence lambda rises linearly from 0.01 at N_eff 500 to 0.1 at 0.
+  CHECK(potts_regularization(options, 51, 250.0).lambda_pair == Approx(0.055 * 250.0));
+  CHECK(potts_regularization(options, 51, 500.0).lambda_pair == Approx(0.01 * 500.0));
+  CHECK_THROWS(parse_potts_regularization_rule("gremlin"));
+}
+
+TEST_CASE("potts fits with the plmDCA rule use the N_eff-scaled strengths", "[bio]") {
+  const Alignment a = sample_alignment(planted_model(5), 1500, 6);
+  PottsOptions options;
+  options.regularization = PottsRegularizationRule::kPlmdca;
+  const PottsResult r = predict_contacts_potts(a, options);
+  const double lambda = r.n_eff > 500.0 ? 0.01 : 0.1 - 0.09 * r.n_eff / 500.0;
+  CHECK(r.lambda_pair == Approx(lambda * r.n_eff));
+  CHECK(r.lambda_single == Approx(lambda * r.n_eff));
+  const nlohmann::json p = potts_parameters(options, r);
+  CHECK(p["regularization"] == "plmdca");
+  CHECK(p["lambda_single"] == Approx(r.lambda_single));
+  // The stronger prior still finds the planted pairs first.
+  std::vector<std::tuple<float, int64_t, int64_t>> ranked;
+  for (int64_t i = 0; i < a.length; ++i)
+    for (int64_t j = i + 1; j < a.length; ++j) ranked.emplace_back(r.scores.at({i, j}), i, j);
+  std::sort(ranked.rbegin(), ranked.rend());
+  const PlantedModel model = planted_model(5);
+  std::set<std::pair<int64_t, int64_t>> top;
+  for (int k = 0; k < 3; ++k) top.insert({std::get<1>(ranked[k]), std::get<2>(ranked[k])});
+  CHECK(top == std::set<std::pair<int64_t, int64_t>>(model.pairs.begin(), model.pairs.end()));
+}
+
 TEST_CASE("potts on the shipped 1atzA reaches long-range P@L/5 >= 0.7", "[bio][slow]") {
   const std::string dir = ATTEND_DATA_DIR "/proteins/psicov_subset/";
   const Alignment a = read_alignment(dir + "aln/1atzA.aln.gz");

@@ -5,22 +5,46 @@
 /// no filtering, sequence weights at 80 % identity, lambda_single 0.01, lambda_pair
 /// 0.2 * (L - 1), stop when the objective decreased by less than 1 % over the last 5
 /// iterations. Deterministic: the same input gives the same bits for any thread count.
+/// `regularization = kPlmdca` switches to plmDCA's strengths, which grow with N_eff.
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "attend/bio/alignment.hpp"
 #include "attend/bio/alignment_filter.hpp"
+#include "attend/bio/potts_model.hpp"
 #include "attend/core/lbfgs.hpp"
 #include "attend/core/tensor.hpp"
 
 namespace attend::bio {
 
+/// How the regularisation strengths follow the alignment.
+enum class PottsRegularizationRule {
+  /// CCMpred (plmc/EVcouplings use the same strength): lambda_single and
+  /// lambda_pair_factor * (L - 1), fixed against the objective summed over the weighted
+  /// sequences, so the prior weakens relative to the data as N_eff grows.
+  kCcmpred,
+  /// plmDCA (Ekeberg et al. 2013; asymmetric version 2014): the pseudo-likelihood is averaged
+  /// over the weighted sequences with lambda_h = lambda_J = lambda, lambda = 0.01 when
+  /// N_eff > 500, else 0.1 - 0.09 N_eff / 500 (stronger for shallow alignments). On our summed
+  /// objective: lambda_single = lambda_pair = lambda * N_eff. lambda_single and
+  /// lambda_pair_factor are not used.
+  kPlmdca,
+};
+
+/// "ccmpred" or "plmdca".
+std::string to_string(PottsRegularizationRule rule);
+/// Inverse of to_string; throws attend::Error on any other name.
+PottsRegularizationRule parse_potts_regularization_rule(const std::string& name);
+
 /// Options of `predict_contacts_potts`.
 struct PottsOptions {
+  /// Which convention sets the strengths below (docs/results.md compares them).
+  PottsRegularizationRule regularization = PottsRegularizationRule::kCcmpred;
   /// Applied first (defaults remove nothing, as CCMpred).
   AlignmentFilterOptions filter;
   /// Sequence-weight identity threshold (sequence_weights.hpp); >= 1 gives uniform weights.
@@ -59,6 +83,7 @@ struct PottsResult {
   std::vector<int64_t> columns;
   int64_t num_sequences = 0;  ///< after filtering
   double n_eff = 0.0;         ///< sum of the sequence weights
+  double lambda_single = 0.0; ///< the strengths used (potts_regularization)
   double lambda_pair = 0.0;
   LbfgsStatus status = LbfgsStatus::kMaxIterations;
   int iterations = 0;
@@ -67,12 +92,17 @@ struct PottsResult {
   double seconds = 0.0;       ///< wall time of weighting and fitting
 };
 
+/// The strengths `options.regularization` gives an alignment of `length` columns (after
+/// filtering) and `n_eff` effective sequences.
+PottsRegularization potts_regularization(const PottsOptions& options, int64_t length, double n_eff);
+
 /// Fit the Potts model to `alignment` and score every pair.
 PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOptions& options = {},
                                    const PottsProgressCallback& progress = {});
 
 /// The options and fit statistics as a flat JSON object (the `parameters` of a
-/// ContactPrediction): identity_threshold, lambda_single, lambda_pair_factor, lambda_pair,
+/// ContactPrediction): regularization, identity_threshold, lambda_single (the one used),
+/// lambda_pair_factor, lambda_pair,
 /// filter settings, optimizer settings, num_sequences, n_eff, iterations, evaluations,
 /// objective, status, seconds.
 nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result);
