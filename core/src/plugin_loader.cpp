@@ -80,7 +80,7 @@ PluginInfo load_plugin(const std::string& path, Registry& registry) {
   if (const std::vector<std::string> taken = registry.clashes(scratch); !taken.empty()) {
     std::string owner;
     for (const Registry::Entry& e : registry.list()) {
-      if (e.name == taken.front()) owner = e.origin;
+      if (Registry::normalize(e.name) == Registry::normalize(taken.front())) owner = e.origin;
     }
     throw refuse("registers layer '" + taken.front() + "', which " + owner + " already registers");
   }

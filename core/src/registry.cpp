@@ -26,9 +26,9 @@ void Registry::add(std::string_view name, ModuleFactory factory, std::string ori
   ATTEND_CHECK(!key.empty(), "empty layer name");
   ATTEND_CHECK(factory != nullptr, "null factory for layer '" << key << "'");
   auto it = items_.find(key);
-  ATTEND_CHECK(it == items_.end(), "layer '" << key << "' from " << origin
+  ATTEND_CHECK(it == items_.end(), "layer '" << name << "' from " << origin
                                              << " is already registered by " << (it == items_.end() ? "" : it->second.origin));
-  items_.emplace(key, Item{std::move(library), std::move(factory), std::move(origin)});
+  items_.emplace(key, Item{std::move(library), std::move(factory), std::move(origin), std::string(name)});
 }
 
 bool Registry::contains(std::string_view name) const { return items_.count(normalize(name)) > 0; }
@@ -37,27 +37,27 @@ std::unique_ptr<Module> Registry::create(std::string_view name, const Json& conf
   auto it = items_.find(normalize(name));
   if (it == items_.end()) {
     std::string known;
-    for (const auto& [key, item] : items_) known += (known.empty() ? "" : ", ") + key;
+    for (const auto& [key, item] : items_) known += (known.empty() ? "" : ", ") + item.name;
     throw InputError("unknown layer '" + std::string(name) +
                      "' (a plugin's layer needs its plugin: --plugin or ATTEND_PLUGIN_PATH); registered layers: " +
                      (known.empty() ? "(none)" : known));
   }
   std::unique_ptr<Module> module = it->second.factory(config);
-  ATTEND_CHECK(module != nullptr, "factory for '" << it->first << "' returned null");
+  ATTEND_CHECK(module != nullptr, "factory for '" << it->second.name << "' returned null");
   if (it->second.library) module->set_library_handle(it->second.library);
   return module;
 }
 
 std::vector<Registry::Entry> Registry::list() const {
   std::vector<Entry> out;
-  for (const auto& [key, item] : items_) out.push_back({key, item.origin});
+  for (const auto& [key, item] : items_) out.push_back({item.name, item.origin});
   return out;
 }
 
 std::vector<std::string> Registry::clashes(const Registry& other) const {
   std::vector<std::string> out;
   for (const auto& [key, item] : other.items_) {
-    if (items_.count(key) > 0) out.push_back(key);
+    if (items_.count(key) > 0) out.push_back(item.name);
   }
   return out;
 }
@@ -65,9 +65,9 @@ std::vector<std::string> Registry::clashes(const Registry& other) const {
 void Registry::adopt(Registry&& other, const std::string& origin, std::shared_ptr<const void> library) {
   const std::vector<std::string> taken = clashes(other);
   ATTEND_CHECK(taken.empty(), "layer '" << taken.front() << "' from " << origin << " is already registered by "
-                                        << items_.at(taken.front()).origin);
+                                        << items_.at(normalize(taken.front())).origin);
   for (auto& [key, item] : other.items_) {
-    items_.emplace(key, Item{library, std::move(item.factory), origin});
+    items_.emplace(key, Item{library, std::move(item.factory), origin, std::move(item.name)});
   }
   other.items_.clear();
 }

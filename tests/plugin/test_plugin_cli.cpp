@@ -65,7 +65,7 @@ TEST_CASE("attend --plugin loads plugins and layers shows their origin", "[plugi
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(origin_of(r.out, "agnn") == canonical(ATTEND_AGNN_PLUGIN));
-  CHECK(origin_of(r.out, "gatedgat") == canonical(ATTEND_GATED_GAT_PLUGIN));
+  CHECK(origin_of(r.out, "gated_gat") == canonical(ATTEND_GATED_GAT_PLUGIN));
   CHECK(origin_of(r.out, "gat") == "built-in");
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("ATTEND_PLUGIN_PATH loads every plugin of its directories, once", "[pl
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(origin_of(r.out, "agnn") == canonical(ATTEND_AGNN_PLUGIN));
-  CHECK(origin_of(r.out, "gatedgat") == canonical(ATTEND_GATED_GAT_PLUGIN));
+  CHECK(origin_of(r.out, "gated_gat") == canonical(ATTEND_GATED_GAT_PLUGIN));
 }
 
 TEST_CASE("a refused plugin stops the command with one line and exit code 2", "[plugin]") {

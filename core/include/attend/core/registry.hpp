@@ -22,7 +22,7 @@ using ModuleFactory = std::function<std::unique_ptr<Module>(const Json& config)>
 class Registry {
  public:
   struct Entry {
-    std::string name;    ///< normalised name
+    std::string name;    ///< the name as registered (`graph_transformer`)
     std::string origin;  ///< "built-in" or the plugin's path
   };
 
@@ -38,10 +38,11 @@ class Registry {
   bool contains(std::string_view name) const;
   /// Build a module; an unknown name throws attend::InputError listing the known names.
   std::unique_ptr<Module> create(std::string_view name, const Json& config) const;
-  /// Every entry, sorted by name.
+  /// Every entry, sorted by normalised name.
   std::vector<Entry> list() const;
 
-  /// The normalised names of `other` that this registry already has, sorted.
+  /// The names (as `other` registered them) of `other`'s layers that this registry already
+  /// has under the same normalised name, sorted by normalised name.
   std::vector<std::string> clashes(const Registry& other) const;
   /// Move every entry of `other` here (all or nothing: throws attend::Error, leaving both
   /// registries unchanged, when a name clashes), with `origin` and `library` replacing theirs.
@@ -53,6 +54,7 @@ class Registry {
     std::shared_ptr<const void> library;  ///< first, so released after the factory
     ModuleFactory factory;
     std::string origin;
+    std::string name;  ///< as registered
   };
   std::map<std::string, Item> items_;
 };
