@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parameter_arena.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/core/training_checkpoint.hpp"
 #include "grad_check.hpp"
 #include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
@@ -178,4 +181,35 @@ TEST_CASE("contact training: family lists name the file and line of a bad entry"
   const std::string pair = dir.file("a.aln") + ":" + dir.file("a.tsv");
   CHECK(bio::parse_family_list(pair + "," + pair).size() == 2);
   CHECK_THROWS_AS(bio::parse_family_list(pair + "," + dir.file("a.aln") + ":" + dir.file("none.tsv")), InputError);
+}
+
+TEST_CASE("the shipped contact model beats potts on its held-out families", "[bio]") {
+  // docs/results.md: data/models/contact_evoformer.h5 against the stored potts scores of the
+  // families in contact_heldout.txt (never used for training or model choice).
+  const testing::ScopedThreads one_thread(1);
+  const CheckpointData data = load_checkpoint(std::string(ATTEND_DATA_DIR) + "/models/contact_evoformer.h5");
+  Registry registry;
+  bio::ContactModel::register_into(registry);
+  std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
+  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
+  REQUIRE(model != nullptr);
+  {
+    ParameterArena arena(model->named_parameters());
+    load_parameters(data, arena);
+  }
+  model->eval();
+  std::vector<bio::TrainingFamily> heldout;
+  for (const auto& e : bio::parse_family_list(std::string(ATTEND_DATA_DIR) + "/proteins/contact_heldout.txt")) {
+    heldout.push_back(bio::load_training_family(e));
+  }
+  REQUIRE(heldout.size() == 4);
+  double potts_l5 = 0.0, potts_l2 = 0.0;
+  for (const bio::TrainingFamily& f : heldout) {
+    const bio::ContactPrecision p = bio::evaluate_contacts(f.features.scores, f.truth);
+    potts_l5 += p.long_range.top_l5 / 4.0;
+    potts_l2 += p.long_range.top_l2 / 4.0;
+  }
+  const bio::FamilyPrecision evo = bio::mean_long_range_precision(*model, heldout);
+  CHECK(evo.top_l5 > potts_l5);
+  CHECK(evo.top_l2 > potts_l2);
 }
