@@ -132,7 +132,7 @@ Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
     z = state.z;  // [W, W, c_z]
   }
   const Var sym = ops::scale(ops::add(z, ops::permute(z, {1, 0, 2})), 0.5f);  // [W, W, c_z]
-  // The skip path: w_p * score + b, plus the learned correction of the head.
+  // The skip path pair . w_p + b (the score, or a 3 x 3 filter of the map), plus the head.
   const Var skip = ops::linear(Var(in.pair), ops::reshape(potts_weight_, {F, 1}), potts_bias_);  // [W, W, 1]
   return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
 }
