@@ -50,6 +50,12 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   train->add_option("--steps-per-epoch", a->steps_per_epoch, "Adam steps per epoch (one batch: a crop of every family)")
       ->capture_default_str();
   train->add_option("--lr", a->lr, "Adam learning rate")->capture_default_str();
+  train->add_option("--weight-decay", a->weight_decay, "Decoupled weight decay (AdamW; 0: plain Adam)")
+      ->capture_default_str();
+  train->add_option("--min-separation", a->min_separation, "Pairs closer in sequence are left out of the loss")
+      ->capture_default_str();
+  train->add_flag("--neighbour-scores", a->neighbour_scores,
+                  "Pair input and skip path read the potts score's neighbour means too (a learned 3x3 filter)");
   train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->capture_default_str();
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
       ->capture_default_str();
@@ -76,6 +82,7 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   mo.c_z = a.c_z;
   mo.msa_depth = a.msa_depth;
   mo.seed = a.seed;
+  mo.neighbour_scores = a.neighbour_scores;
   mo = bio::ContactModelOptions::from_json(mo.to_json());  // validates
   std::optional<CheckpointData> resume;
   if (a.resume) resume = load_checkpoint(a.checkpoint);
@@ -115,6 +122,8 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   o.crop = a.crop;
   o.seed = a.seed;
   o.adam.lr = a.lr;
+  o.adam.weight_decay = a.weight_decay;
+  o.min_separation = a.min_separation;
   o.patience = a.patience;
   o.checkpoint_path = a.checkpoint;
   o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
@@ -130,12 +139,20 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   for (const auto& f : validation) val_names.push_back(f.features.name);
   data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run},
                             {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
+                            {"weight_decay", a.weight_decay}, {"min_separation", a.min_separation},
                             {"seed", a.seed}, {"seconds", result.seconds}};
   save_checkpoint(a.out, data);
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)
           << result.seconds << " s; best epoch " << result.best_epoch + 1 << ": " << scored
           << " long-range P@L/5 " << std::setprecision(3) << result.best_val_metric << "\n";
   ctx.out.unsetf(std::ios::floatfield);
+  // The skip path's weights (score, then its neighbour means): the learned filter of the map.
+  for (const auto& [name, p] : model->named_parameters()) {
+    if (name != "potts_weight" && name != "potts_bias") continue;
+    ctx.out << name << ":";
+    for (const float v : p.value()) ctx.out << ' ' << v;
+    ctx.out << '\n';
+  }
   ctx.out << "model saved to " << a.out << "\n";
   if (!a.json.empty()) {
     Json history = Json::array();

@@ -17,11 +17,11 @@ namespace attend::cli {
 /// The options of `attend contacts train`.
 struct ContactsTrainArgs {
   std::string families, validation, out, checkpoint, json;
-  int64_t blocks = 1, c_m = 16, c_z = 16, crop = 64, msa_depth = 64;
+  int64_t blocks = 1, c_m = 16, c_z = 16, crop = 64, msa_depth = 64, min_separation = 6;
   int epochs = 100, steps_per_epoch = 1, patience = 0;
-  double lr = 1e-3;
+  double lr = 1e-3, weight_decay = 0.0;
   uint64_t seed = 0;
-  bool resume = false, quiet = false;
+  bool neighbour_scores = false, resume = false, quiet = false;
 };
 
 /// Add the options of `contacts train` to `train`.

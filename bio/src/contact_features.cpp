@@ -77,7 +77,7 @@ FamilyFeatures load_family_features(const std::string& path) {
 }
 
 ContactModelInput make_model_input(const FamilyFeatures& family, int64_t begin, int64_t width,
-                                   const std::vector<int64_t>& rows) {
+                                   const std::vector<int64_t>& rows, bool neighbour_scores) {
   const Alignment& a = family.alignment;
   const int64_t L = a.length, S = static_cast<int64_t>(rows.size());
   ATTEND_CHECK(begin >= 0 && width >= 1 && begin + width <= L,
@@ -96,9 +96,22 @@ ContactModelInput make_model_input(const FamilyFeatures& family, int64_t begin, 
   }
   in.target = Tensor({width, kTargetFeatures}, 0.0f);  // [W, 21]
   for (int64_t i = 0; i < width; ++i) in.target[i * kTargetFeatures + a.row(0)[begin + i]] = 1.0f;
-  in.pair = Tensor({width, width, kPairFeatures});  // [W, W, 1]
+  const int64_t F = pair_feature_count(neighbour_scores);
+  // The standardised score at family positions (a, b); 0 outside the family.
+  auto score = [&](int64_t a, int64_t b) {
+    return a >= 0 && a < L && b >= 0 && b < L ? family.scores[a * L + b] : 0.0f;
+  };
+  in.pair = Tensor({width, width, F});  // [W, W, F]
   for (int64_t i = 0; i < width; ++i)
-    for (int64_t j = 0; j < width; ++j) in.pair[i * width + j] = family.scores[(begin + i) * L + begin + j];
+    for (int64_t j = 0; j < width; ++j) {
+      const int64_t a = begin + i, b = begin + j;
+      float* out = in.pair.data() + (i * width + j) * F;
+      out[0] = score(a, b);
+      if (!neighbour_scores) continue;
+      out[1] = 0.25f * (score(a - 1, b) + score(a + 1, b) + score(a, b - 1) + score(a, b + 1));
+      out[2] = 0.5f * (score(a - 1, b - 1) + score(a + 1, b + 1));
+      out[3] = 0.5f * (score(a - 1, b + 1) + score(a + 1, b - 1));
+    }
   in.positions.resize(static_cast<std::size_t>(width));
   for (int64_t i = 0; i < width; ++i) in.positions[i] = begin + i;
   return in;

@@ -8,6 +8,7 @@
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
@@ -35,7 +36,7 @@ ContactModelOptions ContactModelOptions::from_json(const Json& config) {
   const std::string me = "contact_model";
   ContactModelOptions o;
   Json block = o.block.to_json();  // the block's keys, with the small-model defaults
-  std::vector<std::string> keys = {"blocks", "max_relative_position", "msa_depth"};
+  std::vector<std::string> keys = {"blocks", "max_relative_position", "msa_depth", "neighbour_scores"};
   for (const auto& [key, value] : block.items()) keys.push_back(key);
   check_option_keys(config, keys, me);
   o.c_m = option_or(config, "c_m", o.c_m, me);
@@ -44,6 +45,7 @@ ContactModelOptions ContactModelOptions::from_json(const Json& config) {
   o.max_relative_position = option_or(config, "max_relative_position", o.max_relative_position, me);
   o.msa_depth = option_or(config, "msa_depth", o.msa_depth, me);
   o.seed = option_or(config, "seed", o.seed, me);
+  o.neighbour_scores = option_or(config, "neighbour_scores", o.neighbour_scores, me);
   using evoformer_detail::require_positive;
   require_positive(me, "c_m", o.c_m);
   require_positive(me, "c_z", o.c_z);
@@ -66,6 +68,7 @@ Json ContactModelOptions::to_json() const {
             {"blocks", blocks},
             {"max_relative_position", max_relative_position},
             {"msa_depth", msa_depth},
+            {"neighbour_scores", neighbour_scores},
             {"seed", seed}});
   return j;
 }
@@ -78,7 +81,8 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   target_right_ = &add_child("target_right", make_linear(kTargetFeatures, o.c_z, true, Init::kDefault, rng));
   relpos_ = add_parameter("relpos", init::normal({2 * o.max_relative_position + 1, o.c_z}, 1.0 / std::sqrt(double(o.c_z)),
                                                  rng));  // [2 r + 1, c_z]
-  pair_embed_ = &add_child("pair_embed", make_linear(kPairFeatures, o.c_z, true, Init::kDefault, rng));
+  const int64_t F = pair_feature_count(o.neighbour_scores);
+  pair_embed_ = &add_child("pair_embed", make_linear(F, o.c_z, true, Init::kDefault, rng));
   auto& stack = add_child("evoformer", std::make_unique<BlockList>());
   for (int64_t b = 0; b < o.blocks; ++b) {
     EvoformerBlockOptions bo = o.block;
@@ -92,15 +96,17 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   head_norm_ = &add_child("head_norm", std::make_unique<LayerNormModule>(o.c_z));
   // Zero weights: the untrained model ranks pairs exactly as the coevolution score.
   head_ = &add_child("head", make_linear(o.c_z, 1, true, Init::kFinal, rng));
-  potts_weight_ = add_parameter("potts_weight", Tensor({1}, std::vector<float>{1.0f}));        // [1]
+  Tensor potts_weight({F}, 0.0f);  // [F]: the score alone at first
+  potts_weight[0] = 1.0f;
+  potts_weight_ = add_parameter("potts_weight", std::move(potts_weight));
   potts_bias_ = add_parameter("potts_bias", Tensor({1}, std::vector<float>{kInitialPottsBias}));  // [1]
 }
 
 Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
   ATTEND_CHECK(in.msa.rank() == 3 && in.msa.dim(2) == kMsaFeatures,
                "contact_model: msa must be [S, W, " << kMsaFeatures << "], got " << shape_to_string(in.msa.shape()));
-  const int64_t W = in.msa.dim(1);
-  ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && in.pair.shape() == (Shape{W, W, kPairFeatures}) &&
+  const int64_t W = in.msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
+  ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && in.pair.shape() == (Shape{W, W, F}) &&
                    static_cast<int64_t>(in.positions.size()) == W,
                "contact_model: target, pair and positions must match the MSA's " << W << " residues");
   const int64_t c_z = options_.c_z, r = options_.max_relative_position;
@@ -126,8 +132,8 @@ Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
     z = state.z;  // [W, W, c_z]
   }
   const Var sym = ops::scale(ops::add(z, ops::permute(z, {1, 0, 2})), 0.5f);  // [W, W, c_z]
-  // The skip path: w_p * score + b, plus the learned correction of the head.
-  const Var skip = ops::add(ops::mul(Var(in.pair), potts_weight_), potts_bias_);  // [W, W, 1]
+  // The skip path pair . w_p + b (the score, or a 3 x 3 filter of the map), plus the head.
+  const Var skip = ops::linear(Var(in.pair), ops::reshape(potts_weight_, {F, 1}), potts_bias_);  // [W, W, 1]
   return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
 }
 
@@ -137,12 +143,16 @@ void ContactModel::register_into(Registry& registry) {
   });
 }
 
+ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family) {
+  Rng rng(0);
+  const std::vector<int64_t> rows = sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
+  return make_model_input(family, 0, family.length(), rows, model.options().neighbour_scores);
+}
+
 Tensor predict_contact_probabilities(const ContactModel& model, const FamilyFeatures& family) {
   NoGradGuard no_grad;
-  Rng rng(0);
   const int64_t L = family.length();
-  const std::vector<int64_t> rows = sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
-  const ContactModelInput input = make_model_input(family, 0, L, rows);
+  const ContactModelInput input = whole_family_input(model, family);
   ATTEND_CHECK(!model.is_training(), "predict_contact_probabilities needs the model in evaluation mode");
   const Tensor logits = ops::sigmoid(model.forward(input)).value();  // [L, L]
   Tensor out = logits;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "attend/bio/contact_metrics.hpp"
@@ -44,8 +45,13 @@ Json run_identity(const ContactTrainOptions& o, const std::vector<TrainingFamily
   Json names = Json::array(), val = Json::array();
   for (const TrainingFamily& f : train) names.push_back(f.features.name);
   for (const TrainingFamily& f : validation) val.push_back(f.features.name);
-  return {{"seed", o.seed},          {"crop", o.crop},   {"steps_per_epoch", o.steps_per_epoch},
-          {"min_separation", o.min_separation}, {"train", names}, {"validation", val}};
+  return {{"seed", o.seed},
+          {"crop", o.crop},
+          {"steps_per_epoch", o.steps_per_epoch},
+          {"min_separation", o.min_separation},
+          {"weight_decay", o.adam.weight_decay},
+          {"train", names},
+          {"validation", val}};
 }
 
 }  // namespace
@@ -139,7 +145,10 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
     throw InputError("contacts train: epochs >= 0, steps per epoch >= 1, crop >= 2 and min separation >= 1 required");
   }
   ParameterArena arena(model.named_parameters());
-  Adam adam(o.adam);
+  // AdamW when decaying: the decay pulls the head towards 0, the potts ranking.
+  std::unique_ptr<Adam> optimizer =
+      o.adam.weight_decay > 0.0 ? std::make_unique<AdamW>(o.adam) : std::make_unique<Adam>(o.adam);
+  Adam& adam = *optimizer;
   TrainerOptions to;
   to.max_epochs = o.epochs;
   to.patience = o.patience;
@@ -175,7 +184,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
       const int64_t L = fam.features.length(), width = std::min(L, o.crop);
       const auto begin = static_cast<int64_t>(rng.below(static_cast<uint64_t>(L - width + 1)));
       const std::vector<int64_t> rows = sample_rows(fam.features.alignment.num_sequences(), depth, rng);
-      const ContactModelInput input = make_model_input(fam.features, begin, width, rows);
+      const ContactModelInput input = make_model_input(fam.features, begin, width, rows, model.options().neighbour_scores);
       const Var loss = contact_loss(model.forward(input, rng.split()), input, fam.truth, o.min_separation);
       if (!loss.defined()) continue;
       total += loss.value()[0];
@@ -203,9 +212,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
     double loss = 0.0, top_l5 = 0.0, top_l2 = 0.0;
     int counted = 0;
     for (const TrainingFamily& f : scored) {
-      Rng rng(0);  // the rows predict_contact_probabilities reads
-      const std::vector<int64_t> rows = sample_rows(f.features.alignment.num_sequences(), depth, rng);
-      const ContactModelInput input = make_model_input(f.features, 0, f.features.length(), rows);
+      const ContactModelInput input = whole_family_input(model, f.features);  // what prediction reads
       const Var logits = model.forward(input);  // [L, L]
       const Var l = contact_loss(logits, input, f.truth, o.min_separation);
       if (l.defined()) {

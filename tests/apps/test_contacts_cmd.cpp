@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "attend/bio/alignment_h5.hpp"
 #include "attend/bio/alphabet.hpp"
 #include "attend/bio/contact_readers.hpp"
+#include "attend/core/checkpoint.hpp"
 #include "attend/core/random.hpp"
 #include "cli.hpp"
 #include "run_attend.hpp"
@@ -280,6 +282,25 @@ TEST_CASE("contacts train fits a model that predict --method evoformer uses", "[
   const Tensor p = bio::read_prediction((tmp.path() / "evo.h5").string(), &query);
   CHECK(p.shape() == (Shape{12, 12}));
   CHECK(query == f.alignment.sequence(0));
+
+  // The neighbour-mean channels, AdamW and the loss's separation: the model remembers the
+  // channels, prediction reads them.
+  const std::string model2 = (tmp.path() / "model2.h5").string();
+  r = run({"--threads", "1", "contacts", "train", "--families", (tmp.path() / "list.txt").string(), "--out", model2,
+           "--epochs", "2", "--crop", "8", "--msa-depth", "4", "--c-m", "4", "--c-z", "4", "--quiet",
+           "--neighbour-scores", "--weight-decay", "0.5", "--min-separation", "3"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto weights = r.out.find("potts_weight:");
+  REQUIRE(weights != std::string::npos);
+  std::istringstream line(r.out.substr(weights + 13, r.out.find('\n', weights) - weights - 13));
+  CHECK(std::distance(std::istream_iterator<float>(line), std::istream_iterator<float>()) == 4);
+  CHECK(load_checkpoint(model2).model["config"]["neighbour_scores"] == true);
+  r = run({"--threads", "1", "contacts", "predict", "--method", "evoformer", "--model", model2, "--msa", h5, "--out",
+           (tmp.path() / "evo2").string(), "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(bio::read_prediction((tmp.path() / "evo2.h5").string()).shape() == (Shape{12, 12}));
 }
 
 TEST_CASE("contacts train reports a missing family file by list and line, writes nothing", "[apps]") {

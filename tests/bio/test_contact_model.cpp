@@ -78,6 +78,35 @@ TEST_CASE("contact features: profile rows sum to one, scores standardised, rows 
   CHECK(in.msa[(1 * 5 + 0) * bio::kMsaFeatures + bio::kNumStates + 4] == f.profile[2 * bio::kNumStates + 4]);
 }
 
+TEST_CASE("contact features: neighbour means of the score, read from the whole family", "[bio]") {
+  const bio::TrainingFamily fam = testing::synthetic_family(9, 5, 6);
+  const bio::FamilyFeatures& f = fam.features;
+  const int64_t L = 9, begin = 2, W = 6;
+  Rng rng(1);
+  const bio::ContactModelInput in = bio::make_model_input(f, begin, W, bio::sample_rows(5, 3, rng), true);
+  REQUIRE(in.pair.shape() == Shape{W, W, bio::kNeighbourPairFeatures});
+  // Naive reference: the score at family positions, 0 outside the family.
+  auto s = [&](int64_t a, int64_t b) -> double { return a < 0 || a >= L || b < 0 || b >= L ? 0.0 : f.scores[a * L + b]; };
+  for (int64_t i = 0; i < W; ++i)
+    for (int64_t j = 0; j < W; ++j) {
+      const int64_t a = begin + i, b = begin + j;
+      const float* got = in.pair.data() + (i * W + j) * bio::kNeighbourPairFeatures;
+      const double edge = (s(a - 1, b) + s(a + 1, b) + s(a, b - 1) + s(a, b + 1)) / 4.0;
+      const double diag = (s(a - 1, b - 1) + s(a + 1, b + 1)) / 2.0;
+      const double anti = (s(a - 1, b + 1) + s(a + 1, b - 1)) / 2.0;
+      CHECK(got[0] == f.scores[a * L + b]);
+      CHECK(got[1] == Approx(edge).margin(1e-6));
+      CHECK(got[2] == Approx(diag).margin(1e-6));
+      CHECK(got[3] == Approx(anti).margin(1e-6));
+      // Every channel is symmetric.
+      const float* mirror = in.pair.data() + (j * W + i) * bio::kNeighbourPairFeatures;
+      for (int c = 0; c < bio::kNeighbourPairFeatures; ++c) CHECK(got[c] == Approx(mirror[c]).margin(1e-6));
+    }
+  // The window's last row reads the family's row begin + W (inside the family, 8 < 9).
+  CHECK(in.pair[((W - 1) * W + 0) * bio::kNeighbourPairFeatures + 2] ==
+        Approx((s(begin + W - 2, begin - 1) + s(begin + W, begin + 1)) / 2.0).margin(1e-6));
+}
+
 TEST_CASE("contact features: a family without scores is an input error", "[bio]") {
   bio::AlignmentFeatures a;
   a.alignment.length = 4;
@@ -137,21 +166,68 @@ TEST_CASE("contact model: untrained, the logits are the skip path w_p * score + 
         }
 }
 
+TEST_CASE("contact model: with neighbour scores, untrained it is potts; the skip is a symmetric filter", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 7);
+  bio::ContactModelOptions o = tiny_options();
+  o.neighbour_scores = true;
+  bio::ContactModel model(o);
+  model.eval();
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 9, bio::sample_rows(6, 3, rng), true);
+  const Tensor logits = model.forward(in).value();  // [9, 9]
+  for (int64_t k = 0; k < 81; ++k) {
+    CHECK(logits[k] == Approx(in.pair[k * bio::kNeighbourPairFeatures] + bio::kInitialPottsBias).margin(1e-6));
+  }
+  // Old model files have no "neighbour_scores": they read the score alone.
+  Json old_config = model.config();
+  old_config.erase("neighbour_scores");
+  CHECK_FALSE(bio::ContactModelOptions::from_json(old_config).neighbour_scores);
+  CHECK(bio::ContactModelOptions::from_json(model.config()).neighbour_scores);
+  // A model reading neighbours refuses an input without them.
+  const bio::ContactModelInput plain = bio::make_model_input(fam.features, 0, 9, bio::sample_rows(6, 3, rng));
+  CHECK_THROWS_AS(model.forward(plain), Error);
+
+  // Trained skip weights w = (w0, w1, w2, w3) give the 3 x 3 filter of the score map.
+  const std::vector<float> w = {0.5f, 2.0f, -1.0f, 0.25f};
+  for (auto& [name, p] : model.named_parameters()) {
+    if (name == "potts_weight") p.value() = Tensor({4}, w);
+  }
+  const Tensor filtered = model.forward(in).value();  // [9, 9]
+  const Tensor& s = fam.features.scores;
+  auto at = [&](int64_t a, int64_t b) -> double { return a < 0 || a >= 9 || b < 0 || b >= 9 ? 0.0 : s[a * 9 + b]; };
+  for (int64_t i = 0; i < 9; ++i)
+    for (int64_t j = 0; j < 9; ++j) {
+      const double expect = w[0] * at(i, j) + w[1] * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1)) / 4 +
+                            w[2] * (at(i - 1, j - 1) + at(i + 1, j + 1)) / 2 +
+                            w[3] * (at(i - 1, j + 1) + at(i + 1, j - 1)) / 2 + bio::kInitialPottsBias;
+      CHECK(filtered[i * 9 + j] == Approx(expect).margin(1e-5));
+      CHECK(filtered[i * 9 + j] == Approx(filtered[j * 9 + i]).margin(1e-6));
+    }
+  // Prediction reads the same channels.
+  const Tensor p = bio::predict_contact_probabilities(model, fam.features);
+  CHECK(p[1] == Approx(1.0 / (1.0 + std::exp(-filtered[1]))).margin(1e-6));
+}
+
 TEST_CASE("contact model: parameter gradients match finite differences", "[bio][grad]") {
+  const bool neighbours = GENERATE(false, true);
   const bio::TrainingFamily fam = testing::synthetic_family(6, 4, 3);
   bio::ContactModelOptions o = tiny_options();
+  o.neighbour_scores = neighbours;
   bio::ContactModel model(o);
   model.eval();  // no dropout: a deterministic function of the parameters
   // The head starts at zero, which would hide the trunk's gradients: give it weights.
   bool found = false;
   for (auto& [name, p] : model.named_parameters()) {
+    if (name == "potts_weight") p.value() = testing::random_tensor(p.shape(), 22);
     if (name != "head.weight") continue;
     p.value() = testing::random_tensor(p.shape(), 21);
     found = true;
   }
   REQUIRE(found);
   Rng rng(0);
-  const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 6, bio::sample_rows(4, 3, rng));
+  const bio::ContactModelInput in =
+      bio::make_model_input(fam.features, 0, 6, bio::sample_rows(4, 3, rng), neighbours);
   testing::GradCheckOptions go;  // the tolerances of the Evoformer module checks
   go.eps = 5e-3f;
   go.rtol = 3e-2f;

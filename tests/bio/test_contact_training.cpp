@@ -2,12 +2,17 @@
 // with the same bits as an uninterrupted one, family lists report bad entries by file:line.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parameter_arena.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/core/training_checkpoint.hpp"
+#include "grad_check.hpp"
 #include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
 #include "temp_dir.hpp"
@@ -63,6 +68,48 @@ TEST_CASE("contact training: the loss falls on a synthetic family", "[bio]") {
   CHECK(r.history.back().eval.val_loss < 0.7 * r.history.front().eval.val_loss);
   CHECK(r.history.back().train_loss < r.history.front().train_loss);
   CHECK_FALSE(model.is_training());
+}
+
+TEST_CASE("contact training: the loss leaves out pairs closer than min_separation", "[bio]") {
+  const bio::TrainingFamily fam = testing::synthetic_family(12, 6, 9);
+  Rng rng(0);
+  const bio::ContactModelInput in = bio::make_model_input(fam.features, 1, 10, bio::sample_rows(6, 3, rng));
+  const Tensor logits = testing::random_tensor({10, 10}, 3);  // [10, 10]
+  for (const int64_t sep : {3, 6}) {
+    // Naive reference: the mean logistic loss over the evaluable pairs at least sep apart.
+    double sum = 0.0;
+    int counted = 0;
+    for (int64_t i = 0; i < 10; ++i)
+      for (int64_t j = 0; j < 10; ++j) {
+        const int64_t a = i + 1, b = j + 1;
+        if (std::abs(a - b) < sep || !fam.truth.evaluable(a, b)) continue;
+        const double x = logits[i * 10 + j], y = fam.truth.contact(a, b) ? 1.0 : 0.0;
+        sum += std::log1p(std::exp(-std::abs(x))) + std::max(x, 0.0) - x * y;
+        ++counted;
+      }
+    REQUIRE(counted > 0);
+    const Var loss = bio::contact_loss(Var(logits), in, fam.truth, sep);
+    CHECK(loss.value()[0] == Approx(sum / counted).epsilon(1e-5));
+  }
+  CHECK_FALSE(bio::contact_loss(Var(logits), in, fam.truth, 10).defined());
+}
+
+TEST_CASE("contact training: weight decay (AdamW) holds the parameters nearer 0, neighbour scores train", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(12, 6, 1)};
+  bio::ContactModelOptions mo = small_options();
+  mo.neighbour_scores = true;
+  auto norm_after = [&](double decay) {
+    bio::ContactModel model(mo);
+    bio::ContactTrainOptions o = quiet_options(5);
+    o.adam.weight_decay = decay;
+    const TrainResult r = bio::train_contact_model(model, train, {}, o);
+    CHECK(std::isfinite(r.history.back().train_loss));
+    double sq = 0.0;
+    for (const float v : parameters_of(model)) sq += double(v) * v;
+    return sq;
+  };
+  CHECK(norm_after(20.0) < norm_after(0.0));
 }
 
 TEST_CASE("contact training: a resumed run is bit-identical to an uninterrupted one", "[bio]") {
@@ -134,4 +181,35 @@ TEST_CASE("contact training: family lists name the file and line of a bad entry"
   const std::string pair = dir.file("a.aln") + ":" + dir.file("a.tsv");
   CHECK(bio::parse_family_list(pair + "," + pair).size() == 2);
   CHECK_THROWS_AS(bio::parse_family_list(pair + "," + dir.file("a.aln") + ":" + dir.file("none.tsv")), InputError);
+}
+
+TEST_CASE("the shipped contact model beats potts on its held-out families", "[bio]") {
+  // docs/results.md: data/models/contact_evoformer.h5 against the stored potts scores of the
+  // families in contact_heldout.txt (never used for training or model choice).
+  const testing::ScopedThreads one_thread(1);
+  const CheckpointData data = load_checkpoint(std::string(ATTEND_DATA_DIR) + "/models/contact_evoformer.h5");
+  Registry registry;
+  bio::ContactModel::register_into(registry);
+  std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
+  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
+  REQUIRE(model != nullptr);
+  {
+    ParameterArena arena(model->named_parameters());
+    load_parameters(data, arena);
+  }
+  model->eval();
+  std::vector<bio::TrainingFamily> heldout;
+  for (const auto& e : bio::parse_family_list(std::string(ATTEND_DATA_DIR) + "/proteins/contact_heldout.txt")) {
+    heldout.push_back(bio::load_training_family(e));
+  }
+  REQUIRE(heldout.size() == 4);
+  double potts_l5 = 0.0, potts_l2 = 0.0;
+  for (const bio::TrainingFamily& f : heldout) {
+    const bio::ContactPrecision p = bio::evaluate_contacts(f.features.scores, f.truth);
+    potts_l5 += p.long_range.top_l5 / 4.0;
+    potts_l2 += p.long_range.top_l2 / 4.0;
+  }
+  const bio::FamilyPrecision evo = bio::mean_long_range_precision(*model, heldout);
+  CHECK(evo.top_l5 > potts_l5);
+  CHECK(evo.top_l2 > potts_l2);
 }

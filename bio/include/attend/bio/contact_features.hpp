@@ -8,8 +8,9 @@
 ///   on one scale;
 /// - per window and sequence subset (`ContactModelInput`, what the model reads): the one-hot
 ///   MSA rows with the profile appended [S, W, 42], the one-hot query [W, 21], the pair
-///   features [W, W, 1] (the standardised score) and the residue numbers [W] (relative
-///   positions). The query is always the first row.
+///   features [W, W, 1] (the standardised score) or [W, W, 4] (with its neighbour means, see
+///   `kNeighbourPairFeatures`) and the residue numbers [W] (relative positions). The query
+///   is always the first row.
 ///
 /// Random crops and sequence subsets for training come from a seeded attend::Rng, never from
 /// the thread count, so the same seed gives the same inputs.
@@ -30,6 +31,19 @@ inline constexpr int64_t kMsaFeatures = 42;
 inline constexpr int64_t kTargetFeatures = 21;
 /// Channels of `ContactModelInput::pair`: the standardised coevolution score.
 inline constexpr int64_t kPairFeatures = 1;
+/// Channels of `ContactModelInput::pair` with neighbour means: the standardised score s and,
+/// at (i, j), the means of s over the four edge neighbours (i +- 1, j), (i, j +- 1), over the
+/// diagonal pair (i - 1, j - 1), (i + 1, j + 1) and over the anti-diagonal pair
+/// (i - 1, j + 1), (i + 1, j - 1) (neighbours outside the family count as 0). Each channel is
+/// symmetric, so a linear map of them is a symmetric 3 x 3 filter of the score map: the local
+/// 2D pattern of contacts (helix and strand pairings run along the diagonals) that learned
+/// contact predictors read from coupling maps.
+inline constexpr int64_t kNeighbourPairFeatures = 4;
+
+/// The channels of `ContactModelInput::pair`: kNeighbourPairFeatures or kPairFeatures.
+inline int64_t pair_feature_count(bool neighbour_scores) {
+  return neighbour_scores ? kNeighbourPairFeatures : kPairFeatures;
+}
 
 /// One family's features, computed once and reused for every crop.
 struct FamilyFeatures {
@@ -48,7 +62,7 @@ struct FamilyFeatures {
 struct ContactModelInput {
   Tensor msa;     ///< [S, W, kMsaFeatures]
   Tensor target;  ///< [W, kTargetFeatures]
-  Tensor pair;    ///< [W, W, kPairFeatures]
+  Tensor pair;    ///< [W, W, pair_feature_count(neighbour_scores)]
   /// Residue numbers of the window in the family, [W] increasing (relative positions).
   std::vector<int64_t> positions;
 };
@@ -65,9 +79,11 @@ FamilyFeatures make_family_features(const AlignmentFeatures& features, const std
 FamilyFeatures load_family_features(const std::string& path);
 
 /// The model input for residues [begin, begin + width) and alignment `rows` (rows[0] must be
-/// 0, the query). Serial; cost O(S W 42 + W^2).
+/// 0, the query); `neighbour_scores` adds the neighbour means of the score (read from the
+/// whole family, so a window sees the same values as the whole family). Serial; cost
+/// O(S W 42 + W^2).
 ContactModelInput make_model_input(const FamilyFeatures& family, int64_t begin, int64_t width,
-                                   const std::vector<int64_t>& rows);
+                                   const std::vector<int64_t>& rows, bool neighbour_scores = false);
 
 /// The query and at most `depth` - 1 other rows drawn uniformly without replacement by `rng`
 /// (partial Fisher-Yates), kept in alignment order; every row when the alignment has at most

@@ -8,10 +8,12 @@
 ///        + Embedding(clip(pos_i - pos_j, -r, r) + r)        (relative positions, Alg. 4)
 ///        + Linear(pair)                                     (the coevolution score)
 ///   (m, z) = EvoformerBlock_b(m, z) for b = 1..blocks
-///   logits = w_p * score + b + Linear(LayerNorm((z + z^T) / 2))   [W, W], symmetric
+///   logits = pair . w_p + b + Linear(LayerNorm((z + z^T) / 2))   [W, W], symmetric
 ///
-/// The skip path w_p * score + b (score: the standardised potts APC score of the pair, w_p
-/// starts at 1, b at kInitialPottsBias) carries the coevolution signal straight to the logit
+/// The skip path pair . w_p + b (pair: the standardised potts APC score of the pair and, with
+/// `neighbour_scores`, its three neighbour means (contact_features.hpp), so the skip is a
+/// learned symmetric 3 x 3 filter of the score map; w_p starts at (1, 0, 0, 0), b at
+/// kInitialPottsBias) carries the coevolution signal straight to the logit
 /// and the head (weights and bias 0 at initialisation, as AF2's final layers) learns a
 /// correction, the usual way learned contact predictors build on coevolution features: the
 /// untrained model ranks pairs exactly as potts does, and training starts from there.
@@ -58,6 +60,9 @@ struct ContactModelOptions {
   int64_t blocks = 1;              ///< Evoformer blocks
   int64_t max_relative_position = 32;  ///< r: relative positions are clipped to [-r, r]
   int64_t msa_depth = 64;          ///< sequences (query included) read at prediction time
+  /// The pair input carries the score's neighbour means (kNeighbourPairFeatures channels)
+  /// besides the score itself; false: the score only (models written before the option).
+  bool neighbour_scores = false;
   /// The options of every Evoformer block (evoformer_block.hpp; its c_m, c_z and seed come
   /// from this struct); the defaults suit a small model.
   EvoformerBlockOptions block = small_evoformer_block();
@@ -73,7 +78,8 @@ struct ContactModelOptions {
 inline constexpr float kInitialPottsBias = -3.0f;
 
 /// Children: msa_embed, target_msa, target_left, target_right, relpos, pair_embed,
-/// evoformer.<b>, head_norm, head; parameters potts_weight [1] and potts_bias [1].
+/// evoformer.<b>, head_norm, head; parameters potts_weight [F] and potts_bias [1], with F =
+/// pair_feature_count(neighbour_scores).
 class ContactModel : public Module {
  public:
   explicit ContactModel(ContactModelOptions options);
@@ -101,13 +107,16 @@ class ContactModel : public Module {
   std::vector<const EvoformerBlock*> blocks_;
   const evoformer_detail::LayerNormModule* head_norm_;
   const Linear* head_;
-  Var potts_weight_;  // [1]
+  Var potts_weight_;  // [F]
   Var potts_bias_;    // [1]
 };
 
-/// Contact probabilities [L, L] (sigmoid of the logits, diagonal 0) of a whole family with
-/// the model in evaluation mode and gradients off: the query and `msa_depth` - 1 rows drawn
-/// with a fixed seed (0), every residue at once.
+/// The input the model reads for a whole family: the query and `msa_depth` - 1 rows drawn
+/// with a fixed seed (0), every residue, the pair channels of the model's options.
+ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family);
+
+/// Contact probabilities [L, L] (sigmoid of the logits, diagonal 0) of a whole family
+/// (`whole_family_input`) with the model in evaluation mode and gradients off.
 Tensor predict_contact_probabilities(const ContactModel& model, const FamilyFeatures& family);
 
 }  // namespace attend::bio

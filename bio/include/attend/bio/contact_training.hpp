@@ -56,6 +56,8 @@ struct ContactTrainOptions {
   int64_t crop = 64;            ///< window length (families no longer than this are whole)
   int64_t min_separation = 6;   ///< pairs closer in sequence are not in the loss
   uint64_t seed = 0;            ///< crops, sequence subsets and dropout
+  /// Adam; with adam.weight_decay > 0, AdamW (decoupled decay towards 0: the head's 0 is the
+  /// potts ranking, so the decay holds the model near it).
   AdamOptions adam{.lr = 1e-3};
   double clip_grad_norm = 1.0;
   int patience = 0;             ///< early stopping on the validation metric; 0: off
