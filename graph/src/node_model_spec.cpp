@@ -87,6 +87,17 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
     }
   }
   s.layers = j["layers"];
+  for (Json& layer : s.layers) {
+    double decay = 0.0;
+    if (layer.contains("weight_decay")) {
+      if (!layer["weight_decay"].is_number() || layer["weight_decay"].get<double>() < 0.0) {
+        throw fail("a layer's \"weight_decay\" must be a number >= 0");
+      }
+      decay = layer["weight_decay"].get<double>();
+      layer.erase("weight_decay");
+    }
+    s.layer_weight_decay.push_back(decay);
+  }
   try {
     s.activation = j.value("activation", s.activation);
     if (j.contains("optimizer")) s.optimizer = j["optimizer"];
