@@ -21,7 +21,8 @@ namespace {
 struct TrainArgs {
   std::string data, model = "gat", save, json;
   int runs = 1, epochs = -1, patience = -1;
-  uint64_t seed = 0;
+  uint64_t seed = 0, validation_seed = 0;
+  double validation_fraction = 0.0;
   bool quiet = false;
 };
 
@@ -47,6 +48,13 @@ int run_train(const TrainArgs& a, Context& ctx) {
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   graph::NodeDataset dataset = graph::load_node_dataset(a.data);
   print_warnings(dataset, ctx.err);
+  if (a.validation_fraction > 0.0) {
+    // Hyperparameters are chosen on the held-out nodes; the test split stays unscored.
+    graph::hold_out_validation(dataset, a.validation_fraction, a.validation_seed);
+    dataset.test.clear();
+    ctx.out << "validation: " << dataset.val.size() << " training nodes held out (seed " << a.validation_seed
+            << "); the test split is not scored\n";
+  }
   ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << dataset.num_edges()
           << " edges, " << dataset.num_features() << " features, " << dataset.num_classes << " classes; split "
           << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
@@ -70,17 +78,30 @@ int run_train(const TrainArgs& a, Context& ctx) {
     runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
                     {"epochs", res.epochs}, {"seconds", res.seconds}});
   }
-  double mean = 0.0, sd = 0.0;
-  for (const auto& r : results) mean += r.test_acc;
-  mean /= static_cast<double>(results.size());
-  for (const auto& r : results) sd += (r.test_acc - mean) * (r.test_acc - mean);
-  sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
-  ctx.out << "test accuracy " << data.dataset.name << " / " << spec.name << ": " << percent(mean) << " +- "
-          << percent(sd) << " % over " << results.size() << " run" << (results.size() > 1 ? "s" : "") << "\n";
+  auto mean_sd = [&](double graph::NodeRunResult::*acc) {
+    double mean = 0.0, sd = 0.0;
+    for (const auto& r : results) mean += r.*acc;
+    mean /= static_cast<double>(results.size());
+    for (const auto& r : results) sd += (r.*acc - mean) * (r.*acc - mean);
+    sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
+    return std::pair{mean, sd};
+  };
+  const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
+  const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
+  const std::string over = " % over " + std::to_string(results.size()) + (results.size() > 1 ? " runs\n" : " run\n");
+  const std::string what = data.dataset.name + " / " + spec.name + ": ";
+  if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(val_mean) << " +- " << percent(val_sd) << over;
+  if (!data.dataset.test.empty()) ctx.out << "test accuracy " << what << percent(mean) << " +- " << percent(sd) << over;
   if (!a.save.empty()) ctx.out << "model saved to " << a.save << "\n";
   if (!a.json.empty()) {
-    write_json_file(a.json, {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
-                             {"test_acc_mean", mean}, {"test_acc_std", sd}});
+    nlohmann::json out = {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
+                          {"val_acc_mean", number_or_null(val_mean)}, {"val_acc_std", number_or_null(val_sd)},
+                          {"test_acc_mean", number_or_null(mean)}, {"test_acc_std", number_or_null(sd)}};
+    if (a.validation_fraction > 0.0) {
+      out["validation_fraction"] = a.validation_fraction;
+      out["validation_seed"] = a.validation_seed;
+    }
+    write_json_file(a.json, out);
   }
   return 0;
 }
@@ -164,6 +185,11 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   train->add_option("--seed", t->seed, "First seed")->capture_default_str();
   train->add_option("--epochs", t->epochs, "Maximum epochs (default: the model's)");
   train->add_option("--patience", t->patience, "Early-stopping patience, 0 = off (default: the model's)");
+  train->add_option("--validation-fraction", t->validation_fraction,
+                    "Hold out this fraction of the training nodes as the validation split (datasets without one, "
+                    "e.g. AIFB, MUTAG) and leave the test split unscored: for choosing hyperparameters")
+      ->check(CLI::Range(0.0, 1.0));
+  train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->capture_default_str();
   train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE");
   train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE");
   train->add_flag("--quiet", t->quiet, "No progress line");

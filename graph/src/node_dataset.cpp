@@ -1,8 +1,11 @@
 #include "attend/graph/node_dataset.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "attend/core/error.hpp"
+#include "attend/core/random.hpp"
 
 namespace attend::graph {
 
@@ -30,6 +33,32 @@ void NodeDataset::validate() const {
       ATTEND_CHECK(seen.insert(v).second, name << ": node " << v << " is in two splits");
     }
   }
+}
+
+void hold_out_validation(NodeDataset& d, double fraction, uint64_t seed) {
+  if (!d.val.empty()) throw InputError(d.name + ": the dataset already has a validation split");
+  if (!(fraction > 0.0 && fraction < 1.0)) {
+    throw InputError("the validation fraction must be in (0, 1), got " + std::to_string(fraction));
+  }
+  const auto n = static_cast<int64_t>(d.train.size());
+  if (n < 2) throw InputError(d.name + ": too few training nodes to hold out a validation split");
+  const int64_t k = std::clamp<int64_t>(std::llround(fraction * static_cast<double>(n)), 1, n - 1);
+  // The first k positions of a Fisher-Yates shuffle of the training positions.
+  std::vector<int64_t> order(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  Rng rng(seed);
+  for (int64_t i = 0; i < k; ++i) {
+    const auto j = i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - i)));
+    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
+  }
+  std::vector<bool> held(static_cast<std::size_t>(n), false);
+  for (int64_t i = 0; i < k; ++i) held[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = true;
+  std::vector<int64_t> train;
+  for (int64_t i = 0; i < n; ++i) {
+    (held[static_cast<std::size_t>(i)] ? d.val : train).push_back(d.train[static_cast<std::size_t>(i)]);
+  }
+  std::sort(d.val.begin(), d.val.end());
+  d.train = std::move(train);
 }
 
 }  // namespace attend::graph

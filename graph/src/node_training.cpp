@@ -12,6 +12,25 @@
 
 namespace attend::graph {
 
+namespace {
+// L2 on single layers (Schlichtkrull et al. 2018 regularise only the first R-GCN layer):
+// gradient += decay * value for every parameter under `layers.<i>.`, coupled like Adam's
+// weight_decay. Element-wise, so the same bits for any thread count.
+void add_layer_weight_decay(ParameterArena& arena, const std::vector<double>& decay) {
+  std::span<const float> values = arena.values();
+  std::span<float> grads = arena.grads();
+  for (std::size_t i = 0; i < decay.size(); ++i) {
+    if (decay[i] == 0.0) continue;
+    const std::string prefix = "layers." + std::to_string(i) + ".";
+    const auto d = static_cast<float>(decay[i]);
+    for (const ArenaSlot& slot : arena.slots()) {
+      if (slot.name.rfind(prefix, 0) != 0) continue;
+      for (int64_t k = slot.offset; k < slot.offset + slot.numel(); ++k) grads[k] += d * values[k];
+    }
+  }
+}
+}  // namespace
+
 PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features) {
   PreparedNodeData d;
   d.graph = GraphContext::from_dataset(dataset);
@@ -56,9 +75,11 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
   to.patience = options.patience >= 0 ? options.patience : spec.patience;
   to.rule = StoppingRule::kGatReference;
-  // Without a validation split (the R-GCN benchmark: a fixed number of epochs) the model of
-  // the last epoch is kept; choosing an epoch by training loss would be a protocol of our own.
-  to.restore_best = !d.val.empty();
+  // Without a validation split or without early stopping (the R-GCN benchmark: a fixed
+  // number of epochs) the model of the last epoch is kept: choosing an epoch by training loss
+  // would be a protocol of our own, and a validation split held out of the training set
+  // (hold_out_validation) must score the model that the full training set would give.
+  to.restore_best = !d.val.empty() && to.patience > 0;
   to.metric_name = d.val.empty() ? "train_acc" : "val_acc";
   to.progress = options.progress;
   Trainer trainer(arena, *optimizer, to);
@@ -70,6 +91,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
         Var logits = model.forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
         Var loss = ops::cross_entropy(logits, d.labels, d.train);
         loss.backward();
+        add_layer_weight_decay(arena, spec.layer_weight_decay);
         return static_cast<double>(loss.value().item());
       },
       [&] {

@@ -68,6 +68,31 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
   CHECK(fs::exists(att));
 }
 
+TEST_CASE("node-classify --validation-fraction scores held-out training nodes, not the test split", "[apps]") {
+  attend::testing::TempDir tmp;
+  const fs::path dir = write_dataset(tmp.path() / "noval");
+  std::ofstream(dir / "split_val.txt", std::ios::trunc) << "";
+  std::ofstream(dir / "split_train.txt", std::ios::trunc) << "0\n1\n2\n6\n7\n8\n";
+  const std::string json = (tmp.path() / "result.json").string();
+  Result r = run({"node-classify", "train", "--data", dir.string(), "--model", "gat", "--epochs", "5", "--patience", "0",
+                  "--quiet", "--validation-fraction", "0.34", "--json", json});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("split 4/2/0") != std::string::npos);
+  CHECK(r.out.find("validation accuracy") != std::string::npos);
+  CHECK(r.out.find("test accuracy") == std::string::npos);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["val_acc_mean"].get<double>() >= 0.0);
+  CHECK(j["test_acc_mean"].is_null());
+  CHECK(j["validation_fraction"].get<double>() == 0.34);
+  // A dataset with its own validation split keeps it: holding out another one is an error.
+  r = run({"node-classify", "train", "--data", write_dataset(tmp.path() / "val").string(), "--epochs", "2", "--quiet",
+           "--validation-fraction", "0.5"});
+  CHECK(r.code != 0);
+  CHECK(r.err.find("already has a validation split") != std::string::npos);
+}
+
 TEST_CASE("node-classify reports bad input in one line", "[apps]") {
   attend::testing::TempDir tmp;
   for (const std::vector<std::string>& args :

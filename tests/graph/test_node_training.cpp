@@ -1,11 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
+#include "attend/core/error.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/node_training.hpp"
 #include "random_graphs.hpp"
+#include "temp_dir.hpp"
 
 using namespace attend;
 using namespace attend::graph;
@@ -41,4 +45,112 @@ TEST_CASE("without a validation split the last epoch's model is kept, not the be
   // Deterministic, and the result is that of epoch 12, not of an earlier epoch.
   CHECK(after(12).test_acc == full.test_acc);
   CHECK(std::isnan(full.val_acc));
+}
+
+TEST_CASE("hold_out_validation moves a seeded fraction of the training nodes", "[graph]") {
+  NodeDataset d;
+  d.name = "t";
+  for (int64_t i = 0; i < 50; ++i) d.train.push_back(3 * i);
+  const std::vector<int64_t> original = d.train;
+  NodeDataset a = d, b = d, c = d;
+  hold_out_validation(a, 0.2, 7);
+  hold_out_validation(b, 0.2, 7);
+  hold_out_validation(c, 0.2, 8);
+  CHECK(a.val.size() == 10);
+  CHECK(a.train.size() == 40);
+  CHECK(std::is_sorted(a.val.begin(), a.val.end()));
+  CHECK(std::is_sorted(a.train.begin(), a.train.end()));  // the order of `original` is kept
+  std::vector<int64_t> all = a.train;
+  all.insert(all.end(), a.val.begin(), a.val.end());
+  std::sort(all.begin(), all.end());
+  CHECK(all == original);  // a partition of the training nodes
+  CHECK(a.val == b.val);   // the seed fixes the choice
+  CHECK(a.val != c.val);
+  NodeDataset tiny = d;
+  hold_out_validation(tiny, 0.001, 0);  // at least one held out
+  CHECK(tiny.val.size() == 1);
+  tiny = d;
+  hold_out_validation(tiny, 0.999, 0);  // at least one kept
+  CHECK(tiny.train.size() == 1);
+  CHECK_THROWS_AS(hold_out_validation(a, 0.2, 0), InputError);  // already has one
+  NodeDataset bad = d;
+  CHECK_THROWS_AS(hold_out_validation(bad, 0.0, 0), InputError);
+  CHECK_THROWS_AS(hold_out_validation(bad, 1.0, 0), InputError);
+}
+
+TEST_CASE("with early stopping off a validation split scores the last epoch's model", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  NodeDataset d = testing::random_typed_dataset(40, 160, 3, 31);
+  d.num_classes = 2;
+  Rng rng(32);
+  for (int64_t i = 0; i < 40; ++i) d.labels[i] = static_cast<int64_t>(rng.below(2));
+  for (int64_t i = 0; i < 30; ++i) d.train.push_back(i);
+  for (int64_t i = 30; i < 40; ++i) d.test.push_back(i);
+  hold_out_validation(d, 0.3, 1);
+  const Json model = {{"layers", Json::array({{{"type", "rgcn"}, {"out_channels", 8}, {"num_relations", "auto"}},
+                                              {{"type", "rgcn"}, {"num_relations", "auto"}}})},
+                      {"activation", "relu"}, {"optimizer", {{"type", "sgd"}, {"lr", 20.0}}},
+                      {"epochs", 12}, {"patience", 0}, {"normalize_features", false}};
+  const NodeModelSpec spec = NodeModelSpec::from_json(model, "test");
+  const PreparedNodeData data = prepare_node_data(d, false);
+  NodeRunOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  const NodeRunResult full = train_node_classifier(data, spec, registry, o);
+  CHECK(full.epochs == 12);
+  CHECK(full.best_epoch == 11);
+  CHECK(!std::isnan(full.val_acc));
+  // With early stopping on, the best validation epoch (here an earlier one) is restored.
+  o.patience = 100;
+  const NodeRunResult stopped = train_node_classifier(data, spec, registry, o);
+  CHECK(stopped.epochs == 12);
+  CHECK(stopped.best_epoch < 11);
+  CHECK(stopped.val_acc > full.val_acc);
+}
+
+TEST_CASE("a layer's weight_decay is an L2 term on that layer's parameters only", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  NodeDataset d = testing::random_typed_dataset(30, 120, 2, 41);
+  d.num_classes = 2;
+  Rng rng(42);
+  for (int64_t i = 0; i < 30; ++i) d.labels[i] = static_cast<int64_t>(rng.below(2));
+  for (int64_t i = 0; i < 20; ++i) d.train.push_back(i);
+  const PreparedNodeData data = prepare_node_data(d, false);
+  testing::TempDir tmp;
+  // The parameters after one SGD step (the same initial values and gradients in every run),
+  // with decay 0.3 from the optimizer (all layers) or from the layers given in `layer_decay`.
+  auto trained = [&](double optimizer_decay, std::vector<double> layer_decay) {
+    Json layers = Json::array({{{"type", "rgcn"}, {"out_channels", 4}, {"num_relations", "auto"}},
+                               {{"type", "rgcn"}, {"num_relations", "auto"}}});
+    for (std::size_t i = 0; i < layer_decay.size(); ++i) {
+      if (layer_decay[i] > 0) layers[i]["weight_decay"] = layer_decay[i];
+    }
+    const Json model = {{"layers", layers}, {"activation", "relu"},
+                        {"optimizer", {{"type", "sgd"}, {"lr", 0.5}, {"weight_decay", optimizer_decay}}},
+                        {"epochs", 1}, {"patience", 0}, {"normalize_features", false}};
+    NodeRunOptions o;
+    o.progress.mode = ProgressMode::kSilent;
+    o.save_path = tmp.file("model.h5");
+    train_node_classifier(data, NodeModelSpec::from_json(model, "test"), registry, o);
+    LoadedNodeModel loaded = load_node_model(o.save_path, registry);
+    std::map<std::string, Tensor> params;
+    for (const auto& [name, var] : loaded.model->named_parameters()) params.emplace(name, Tensor(var.value()));
+    return params;
+  };
+  const auto none = trained(0.0, {});
+  const auto global = trained(0.3, {});
+  const auto both = trained(0.0, {0.3, 0.3});
+  const auto first = trained(0.0, {0.3, 0.0});
+  REQUIRE(global.size() == both.size());
+  for (const auto& [name, value] : global) {
+    INFO(name);
+    CHECK(max_abs_diff(value, both.at(name)) < 1e-6f);  // the same update as the optimizer's decay
+    const bool in_first = name.rfind("layers.0.", 0) == 0;
+    CHECK(max_abs_diff(first.at(name), in_first ? global.at(name) : none.at(name)) < 1e-6f);
+  }
+  // The decay did something: the decayed first layer is not the undecayed one.
+  CHECK(max_abs_diff(first.at("layers.0.weight"), none.at("layers.0.weight")) > 1e-3f);
+  CHECK_THROWS_AS(NodeModelSpec::from_json({{"layers", Json::array({{{"type", "rgcn"}, {"weight_decay", -1}}})}}, "t"),
+                  InputError);
 }

@@ -33,4 +33,13 @@ struct NodeDataset {
   void validate() const;
 };
 
+/// Hold out a validation split from the training nodes, for datasets that have none (the
+/// R-GCN benchmarks AIFB and MUTAG: Schlichtkrull et al. 2018 chose hyperparameters on 20 %
+/// of the training entities). Moves round(fraction * |train|) training nodes, chosen by a
+/// shuffle seeded with `seed` (attend::Rng, so the same nodes on every machine), into `val`
+/// (sorted); `train` keeps the others in their order. At least one node stays on each side.
+/// Throws attend::InputError when `d` already has a validation split, `fraction` is not in
+/// (0, 1), or there are fewer than two training nodes.
+void hold_out_validation(NodeDataset& d, double fraction, uint64_t seed);
+
 }  // namespace attend::graph

@@ -10,7 +10,9 @@
 ///    "epochs": 1000, "patience": 100, "normalize_features": true}
 /// A layer's `in_channels` defaults to the previous layer's output (the dataset's features
 /// for the first), the last layer's `out_channels` to the number of classes, and an option
-/// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph.
+/// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph. A layer may carry
+/// "weight_decay": an L2 term on that layer's parameters only (R-GCN's "L2 on the first
+/// layer"), added to their gradients as the optimizer's own weight_decay adds it to all.
 
 #include <string>
 #include <vector>
@@ -27,7 +29,9 @@ namespace attend::graph {
 
 struct NodeModelSpec {
   std::string name;                 ///< preset name or file path
-  Json layers = Json::array();      ///< [{"type", options...}]
+  Json layers = Json::array();      ///< [{"type", options...}] ("weight_decay" taken out)
+  /// Per layer: coefficient of the extra L2 term (gradient += weight_decay * value); 0 = none.
+  std::vector<double> layer_weight_decay;
   std::string activation = "elu";
   Json optimizer = {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}};
   int epochs = 1000;                ///< maximum epochs

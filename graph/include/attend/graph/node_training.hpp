@@ -40,7 +40,7 @@ struct NodeRunOptions {
 struct NodeRunResult {
   uint64_t seed = 0;
   double val_acc = NAN;   ///< NaN when the dataset has no validation split
-  double test_acc = NAN;  ///< at the restored best epoch (the last without a validation split)
+  double test_acc = NAN;  ///< at the kept epoch; NaN when the dataset has no test split
   int epochs = 0;
   int best_epoch = -1;
   double seconds = 0.0;
@@ -48,9 +48,10 @@ struct NodeRunResult {
 
 /// Train one model (layers built through `registry`) on the training split, stopping early on
 /// the validation split (loss and accuracy, the GAT rule) and restoring the best epoch; with
-/// no validation split the training split stands in for it in the stopping rule and the last
-/// epoch's model is kept (best_epoch = epochs - 1). Deterministic for a seed, whatever the
-/// thread count.
+/// no validation split the training split stands in for it in the stopping rule. With no
+/// validation split or with early stopping off (patience 0) the last epoch's model is kept
+/// (best_epoch = epochs - 1) and the validation split, if any, only scores it. Deterministic
+/// for a seed, whatever the thread count.
 NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
                                     const Registry& registry, const NodeRunOptions& options);
 
