@@ -11,6 +11,7 @@
 
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/options_json.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/graph_context.hpp"
@@ -121,7 +122,7 @@ int run_bench(const BenchOptions& o, Context& context) {
   Tensor seed_grad({o.nodes, layer->out_features()});  // [N, out]
   for (float& v : seed_grad) v = rng.uniform(-1.0f, 1.0f);
 
-  context.out << "layer " << o.layer << " " << module->config().dump() << "\n"
+  context.out << "layer " << o.layer << " " << with_short_floats(module->config()).dump() << "\n"
               << "graph: " << o.nodes << " nodes, " << o.edges << " random edges"
               << (o.relations > 0 ? ", " + std::to_string(o.relations) + " relations" : std::string())
               << ", " << (o.features > 0 ? std::to_string(o.features) + " features" : std::string("featureless"))

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "attend/core/error.hpp"
+#include "attend/core/options_json.hpp"
 
 namespace attend::cli {
 
@@ -19,7 +20,7 @@ void write_json_file(const std::string& path, const nlohmann::json& value) {
   {
     std::ofstream file(temp, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(path, 0, std::string("cannot create: ") + std::strerror(errno));
-    file << value.dump(2) << '\n';
+    file << with_short_floats(value).dump(2) << '\n';
     file.close();
     if (!file) {
       std::remove(temp.c_str());

@@ -7,6 +7,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/options_json.hpp"
 
 namespace attend::bio {
 
@@ -32,7 +33,7 @@ void write_alignment_h5(const std::string& path, const AlignmentFeatures& featur
     file.set_attr("/", "alphabet", std::string(kAminoAcids) + "-");
     if (features.scores.numel() > 0) {
       file.write_tensor("/scores", features.scores);  // [L, L]
-      file.write_string("/scores_config", features.scores_parameters.dump());
+      file.write_string("/scores_config", with_short_floats(features.scores_parameters).dump());
       file.set_attr("/", "scores_method", features.scores_method);
     }
     file.close();

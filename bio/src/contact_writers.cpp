@@ -7,6 +7,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/options_json.hpp"
 #include "ranked_pairs.hpp"
 
 namespace attend::bio {
@@ -93,7 +94,7 @@ void write_contacts_h5(const std::string& path, const ContactPrediction& predict
     Hdf5File file = Hdf5File::create(output.temp_path(), kContactsSchema, kContactsSchemaVersion);
     file.write_tensor("/scores", prediction.scores);
     file.write_string("/query", prediction.query);
-    file.write_string("/config", prediction.parameters.dump());
+    file.write_string("/config", with_short_floats(prediction.parameters).dump());
     file.set_attr("/", "method", prediction.method);
     file.set_attr("/", "length", L);
     for (const auto& [name, value] : prediction.parameters.items()) {

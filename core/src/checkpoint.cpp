@@ -3,6 +3,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/options_json.hpp"
 
 namespace attend {
 
@@ -46,11 +47,11 @@ void save_checkpoint(const std::string& path, const CheckpointData& data) {
   try {
     Hdf5File file = Hdf5File::create(output.temp_path(), kCheckpointSchema,
                                      kCheckpointSchemaVersion);
-    file.write_string("/model", data.model.dump());
+    file.write_string("/model", with_short_floats(data.model).dump());
     write_named(file, "/parameters", data.parameters);
     file.create_group("/optimizer");
     file.set_attr("/optimizer", "type", data.optimizer_type);
-    file.write_string("/optimizer/config", data.optimizer_config.dump());
+    file.write_string("/optimizer/config", with_short_floats(data.optimizer_config).dump());
     write_named(file, "/optimizer/state", data.optimizer_state);
     file.create_group("/trainer");
     file.set_attr("/trainer", "epoch", data.epoch);

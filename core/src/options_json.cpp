@@ -1,6 +1,10 @@
 #include "attend/core/options_json.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 
 namespace attend {
 
@@ -16,6 +20,23 @@ void check_option_keys(const Json& config, const std::vector<std::string>& known
     for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
     throw InputError(owner + ": unknown option '" + key + "'; valid options: " + list);
   }
+}
+
+Json with_short_floats(const Json& j) {
+  if (j.is_number_float()) {
+    const double d = j.get<double>();
+    const auto f = static_cast<float>(d);
+    if (!std::isfinite(d) || static_cast<double>(f) != d) return j;
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, f).ptr;  // shortest round trip
+    return std::strtod(std::string(text, end).c_str(), nullptr);
+  }
+  if (j.is_object() || j.is_array()) {
+    Json out = j;
+    for (auto it = out.begin(); it != out.end(); ++it) *it = with_short_floats(*it);
+    return out;
+  }
+  return j;
 }
 
 }  // namespace attend

@@ -47,4 +47,10 @@ T option_required(const Json& config, const std::string& key, const std::string&
   return option_or<T>(config, key, T{}, owner);
 }
 
+/// `j` with every floating-point number that is exactly a float (an option or result held as
+/// float) rewritten as the shortest decimal that reads back to that float: 0.2, not
+/// 0.20000000298023224. Other numbers, and the structure, are unchanged. For JSON that people
+/// read: model configs in checkpoints, `--json` outputs.
+Json with_short_floats(const Json& j);
+
 }  // namespace attend
