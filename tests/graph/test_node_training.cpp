@@ -42,3 +42,13 @@ TEST_CASE("without a validation split the last epoch's model is kept, not the be
   CHECK(after(12).test_acc == full.test_acc);
   CHECK(std::isnan(full.val_acc));
 }
+
+TEST_CASE("a model file names its stopping rule", "[graph]") {
+  const Json layers = Json::array({{{"type", "gat"}, {"heads", 1}}});
+  CHECK(NodeModelSpec::from_json({{"layers", layers}}, "m").stopping == "gat-reference");
+  const NodeModelSpec spec = NodeModelSpec::from_json({{"layers", layers}, {"stopping", "gat-accuracy"}}, "m");
+  CHECK(stopping_rule(spec.stopping) == StoppingRule::kGatAccuracy);
+  CHECK(stopping_rule("gat-reference") == StoppingRule::kGatReference);
+  CHECK_THROWS_WITH(NodeModelSpec::from_json({{"layers", layers}, {"stopping", "val-loss"}}, "m"),
+                    Catch::Contains("unknown stopping rule 'val-loss'"));
+}
