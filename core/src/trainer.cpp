@@ -29,21 +29,31 @@ void Trainer::load_state(TrainerState state) {
 
 void Trainer::observe(const EvalMetrics& metrics) {
   const double loss = metrics.val_loss, metric = metrics.val_metric;
-  const bool gat = options_.rule == StoppingRule::kGatReference;
+  const StoppingRule rule = options_.rule;
   // Best parameters (NaN never wins). kBestMetric: highest metric, then lowest loss;
-  // kGatReference: metric and loss both at least as good as any seen so far.
-  const bool best = gat ? metric >= state_.max_val_metric && loss <= state_.min_val_loss
-                        : metric > state_.best_val_metric ||
-                              (metric == state_.best_val_metric && loss < state_.best_val_loss);
+  // kGatReference: metric and loss both at least as good as any seen so far; kGatAccuracy:
+  // metric at least as good as any seen so far.
+  bool best = false, improved = false;
+  switch (rule) {
+    case StoppingRule::kBestMetric:
+      best = metric > state_.best_val_metric || (metric == state_.best_val_metric && loss < state_.best_val_loss);
+      improved = loss < state_.min_val_loss || metric > state_.max_val_metric;
+      break;
+    case StoppingRule::kGatReference:
+      best = metric >= state_.max_val_metric && loss <= state_.min_val_loss;
+      improved = loss <= state_.min_val_loss || metric >= state_.max_val_metric;  // ties count
+      break;
+    case StoppingRule::kGatAccuracy:
+      best = metric >= state_.max_val_metric;
+      improved = best;
+      break;
+  }
   if (best) {
     state_.best_epoch = state_.epoch;
     state_.best_val_metric = metric;
     state_.best_val_loss = loss;
     arena_.snapshot_into(state_.best_parameters);
   }
-  // An improvement of either the loss or the metric (ties count under kGatReference).
-  const bool improved = gat ? loss <= state_.min_val_loss || metric >= state_.max_val_metric
-                            : loss < state_.min_val_loss || metric > state_.max_val_metric;
   if (loss < state_.min_val_loss) state_.min_val_loss = loss;
   if (metric > state_.max_val_metric) state_.max_val_metric = metric;
   state_.bad_epochs = improved ? 0 : state_.bad_epochs + 1;

@@ -76,9 +76,9 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
   auto fail = [&](const std::string& what) -> InputError { return InputError(source, 0, what); };
   if (!j.is_object()) throw fail("a model is a JSON object with \"layers\"");
   for (const auto& [key, value] : j.items()) {
-    static const std::vector<std::string> known = {"layers", "activation", "optimizer", "epochs", "patience", "normalize_features"};
+    static const std::vector<std::string> known = {"layers", "activation", "optimizer", "epochs", "patience", "stopping", "normalize_features"};
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      throw fail("unknown key '" + key + "'; known: layers, activation, optimizer, epochs, patience, normalize_features");
+      throw fail("unknown key '" + key + "'; known: layers, activation, optimizer, epochs, patience, stopping, normalize_features");
     }
   }
   NodeModelSpec s;
@@ -106,12 +106,18 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
     if (j.contains("optimizer")) s.optimizer = j["optimizer"];
     s.epochs = j.value("epochs", s.epochs);
     s.patience = j.value("patience", s.patience);
+    s.stopping = j.value("stopping", s.stopping);
     s.normalize_features = j.value("normalize_features", s.normalize_features);
   } catch (const Json::exception& e) {
     throw fail(std::string("wrong type: ") + e.what());
   }
   if (!s.optimizer.is_object() || !s.optimizer.contains("type")) throw fail("\"optimizer\" needs a \"type\"");
   if (s.epochs <= 0 || s.patience < 0) throw fail("epochs must be positive and patience not negative");
+  try {
+    stopping_rule(s.stopping);
+  } catch (const InputError& e) {
+    throw fail(e.what());
+  }
   return s;
 }
 
@@ -131,6 +137,12 @@ NodeModelSpec NodeModelSpec::load(const std::string& preset_or_path) {
     throw InputError(preset_or_path, 0, std::string("not valid JSON: ") + e.what());
   }
   return from_json(j, preset_or_path);
+}
+
+StoppingRule stopping_rule(const std::string& name) {
+  if (name == "gat-reference") return StoppingRule::kGatReference;
+  if (name == "gat-accuracy") return StoppingRule::kGatAccuracy;
+  throw InputError("unknown stopping rule '" + name + "'; known: gat-reference, gat-accuracy");
 }
 
 std::vector<std::string> preset_model_names() {

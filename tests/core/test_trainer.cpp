@@ -179,6 +179,37 @@ TEST_CASE("the GAT reference rule counts ties and keeps parameters only when bot
   CHECK(t.run(o).epochs_run == 6);
 }
 
+TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric; the loss chooses nothing", "[core]") {
+  // epoch:        0     1     2     3     4     5     6
+  Scripted s({1.00, 0.50, 0.90, 0.90, 0.90, 0.90, 0.90},
+             {0.50, 0.60, 0.60, 0.55, 0.55, 0.55, 0.70});
+  // 2 ties the metric with a higher loss: kept (the reference rule keeps 1); 3, 4, 5 are
+  // bad: with patience 3 the run stops after epoch 5.
+  TrainerOptions o = quiet_options();
+  o.rule = StoppingRule::kGatAccuracy;
+  o.max_epochs = 7;
+  o.patience = 3;
+  const TrainResult r = s.run(o);
+  CHECK(r.epochs_run == 6);
+  CHECK(r.best_epoch == 2);
+  CHECK(r.best_val_loss == 0.90);
+  CHECK(s.arena.values()[0] == 3.0f);  // the parameters after epoch 2
+  Scripted ref({1.00, 0.50, 0.90, 0.90, 0.90, 0.90, 0.90}, {0.50, 0.60, 0.60, 0.55, 0.55, 0.55, 0.70});
+  o.rule = StoppingRule::kGatReference;
+  CHECK(ref.run(o).best_epoch == 1);
+  // A falling loss alone is not an improvement: with patience 2 the run stops after epoch 3.
+  Scripted t({1.0, 0.9, 0.8, 0.7, 0.6}, {0.5, 0.6, 0.5, 0.5, 0.5});
+  o.rule = StoppingRule::kGatAccuracy;
+  o.max_epochs = 5;
+  o.patience = 2;
+  const TrainResult rt = t.run(o);
+  CHECK(rt.epochs_run == 4);
+  CHECK(rt.best_epoch == 1);
+  Scripted u({1.0, 0.9, 0.8, 0.7, 0.6}, {0.5, 0.6, 0.5, 0.5, 0.5});
+  o.rule = StoppingRule::kGatReference;
+  CHECK(u.run(o).epochs_run == 5);
+}
+
 TEST_CASE("without restore_best the last parameters stay", "[core]") {
   Scripted s({1.0, 0.5, 0.9}, {0.1, 0.9, 0.2});
   TrainerOptions o = quiet_options();

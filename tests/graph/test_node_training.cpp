@@ -154,3 +154,13 @@ TEST_CASE("a layer's weight_decay is an L2 term on that layer's parameters only"
   CHECK_THROWS_AS(NodeModelSpec::from_json({{"layers", Json::array({{{"type", "rgcn"}, {"weight_decay", -1}}})}}, "t"),
                   InputError);
 }
+
+TEST_CASE("a model file names its stopping rule", "[graph]") {
+  const Json layers = Json::array({{{"type", "gat"}, {"heads", 1}}});
+  CHECK(NodeModelSpec::from_json({{"layers", layers}}, "m").stopping == "gat-reference");
+  const NodeModelSpec spec = NodeModelSpec::from_json({{"layers", layers}, {"stopping", "gat-accuracy"}}, "m");
+  CHECK(stopping_rule(spec.stopping) == StoppingRule::kGatAccuracy);
+  CHECK(stopping_rule("gat-reference") == StoppingRule::kGatReference);
+  CHECK_THROWS_WITH(NodeModelSpec::from_json({{"layers", layers}, {"stopping", "val-loss"}}, "m"),
+                    Catch::Contains("unknown stopping rule 'val-loss'"));
+}

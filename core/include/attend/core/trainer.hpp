@@ -15,6 +15,10 @@
 /// - `kGatReference`: as the GAT authors' code: an epoch is good when the metric is at least
 ///   the highest seen or the loss at most the lowest seen (ties count); the parameters are
 ///   kept when both hold at once.
+/// - `kGatAccuracy`: the authors' rule for their CiteSeer (and, by their account, PubMed)
+///   numbers (PetarV-/GAT issues #14, #12): an epoch is good when the metric is at least the
+///   highest seen (ties count), and the parameters are kept at every good epoch; the loss is
+///   recorded but chooses nothing.
 
 #include <functional>
 #include <limits>
@@ -62,7 +66,7 @@ struct TrainerState {
   std::vector<EpochRecord> history;
 };
 
-enum class StoppingRule { kBestMetric, kGatReference };
+enum class StoppingRule { kBestMetric, kGatReference, kGatAccuracy };
 
 struct TrainerOptions {
   int max_epochs = 200;         ///< total epochs, counting those of earlier runs

@@ -7,7 +7,10 @@
 ///   {"layers": [{"type": "gat", "heads": 8, "out_channels": 8, "dropout": 0.6}, ...],
 ///    "activation": "elu",
 ///    "optimizer": {"type": "adam", "lr": 0.005, "weight_decay": 0.0005},
-///    "epochs": 1000, "patience": 100, "normalize_features": true}
+///    "epochs": 1000, "patience": 100, "stopping": "gat-reference", "normalize_features": true}
+/// "stopping" names the early-stopping rule (attend/core/trainer.hpp): "gat-reference" (the
+/// GAT authors' released code: validation loss and accuracy) or "gat-accuracy" (the rule the
+/// authors used for their CiteSeer and PubMed numbers: validation accuracy only).
 /// A layer's `in_channels` defaults to the previous layer's output (the dataset's features
 /// for the first), the last layer's `out_channels` to the number of classes, and an option
 /// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph. A layer may carry
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "attend/core/module.hpp"
+#include "attend/core/trainer.hpp"
 #include "attend/graph/graph_context.hpp"
 #include "attend/graph/node_dataset.hpp"
 
@@ -36,6 +40,7 @@ struct NodeModelSpec {
   Json optimizer = {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}};
   int epochs = 1000;                ///< maximum epochs
   int patience = 100;               ///< early-stopping patience (GAT rule); 0 = off
+  std::string stopping = "gat-reference";  ///< "gat-reference" or "gat-accuracy"
   bool normalize_features = true;   ///< scale each feature row to sum 1 (GAT's preprocessing)
 
   /// Parse a spec; `source` names it in errors.
@@ -43,6 +48,9 @@ struct NodeModelSpec {
   /// A preset name or a path to a JSON file.
   static NodeModelSpec load(const std::string& preset_or_path);
 };
+
+/// The trainer's rule for a spec's "stopping" name; throws InputError for an unknown name.
+StoppingRule stopping_rule(const std::string& name);
 
 /// The built-in presets, by name (the published models).
 std::vector<std::string> preset_model_names();
