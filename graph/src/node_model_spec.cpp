@@ -59,8 +59,11 @@ Json relational(const std::string& type, int bases, double weight_decay, double 
 const std::map<std::string, Json>& presets() {
   static const std::map<std::string, Json> p = {
       {"gat-cora", {{"layers", gat_layers(1)}, {"optimizer", adam(0.005, 5e-4)}}},
-      {"gat-citeseer", {{"layers", gat_layers(1)}, {"optimizer", adam(0.005, 5e-4)}}},
-      {"gat-pubmed", {{"layers", gat_layers(8)}, {"optimizer", adam(0.01, 1e-3)}}},
+      // CiteSeer and PubMed: early stopping on validation accuracy alone, the rule the
+      // authors say their numbers for these two came from (their released code's rule,
+      // loss and accuracy, stays for Cora).
+      {"gat-citeseer", {{"layers", gat_layers(1)}, {"optimizer", adam(0.005, 5e-4)}, {"stopping", "gat-accuracy"}}},
+      {"gat-pubmed", {{"layers", gat_layers(8)}, {"optimizer", adam(0.01, 1e-3)}, {"stopping", "gat-accuracy"}}},
       {"gatv2", {{"layers", gat_layers(1, "gatv2")}, {"optimizer", adam(0.005, 5e-4)}}},
       {"graph-transformer", {{"layers", gat_layers(1, "graph_transformer")}, {"optimizer", adam(0.005, 5e-4)}}},
       {"rgcn-aifb", relational("rgcn", 0, 0.0)},
