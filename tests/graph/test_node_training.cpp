@@ -14,6 +14,19 @@
 using namespace attend;
 using namespace attend::graph;
 
+namespace {
+// A random typed graph of n nodes and two classes (labels drawn from seed + 1) whose first
+// n_train nodes are the training split.
+NodeDataset two_class_dataset(int64_t n, int64_t edges, int64_t relations, uint64_t seed, int64_t n_train) {
+  NodeDataset d = testing::random_typed_dataset(n, edges, relations, seed);
+  d.num_classes = 2;
+  Rng rng(seed + 1);
+  for (int64_t i = 0; i < n; ++i) d.labels[i] = static_cast<int64_t>(rng.below(2));
+  for (int64_t i = 0; i < n_train; ++i) d.train.push_back(i);
+  return d;
+}
+}  // namespace
+
 TEST_CASE("without a validation split the last epoch's model is kept, not the best on training",
           "[graph]") {
   Registry registry;
@@ -81,11 +94,7 @@ TEST_CASE("hold_out_validation moves a seeded fraction of the training nodes", "
 TEST_CASE("with early stopping off a validation split scores the last epoch's model", "[graph]") {
   Registry registry;
   register_graph_layers(registry);
-  NodeDataset d = testing::random_typed_dataset(40, 160, 3, 31);
-  d.num_classes = 2;
-  Rng rng(32);
-  for (int64_t i = 0; i < 40; ++i) d.labels[i] = static_cast<int64_t>(rng.below(2));
-  for (int64_t i = 0; i < 30; ++i) d.train.push_back(i);
+  NodeDataset d = two_class_dataset(40, 160, 3, 31, 30);
   for (int64_t i = 30; i < 40; ++i) d.test.push_back(i);
   hold_out_validation(d, 0.3, 1);
   const Json model = {{"layers", Json::array({{{"type", "rgcn"}, {"out_channels", 8}, {"num_relations", "auto"}},
@@ -111,11 +120,7 @@ TEST_CASE("with early stopping off a validation split scores the last epoch's mo
 TEST_CASE("a layer's weight_decay is an L2 term on that layer's parameters only", "[graph]") {
   Registry registry;
   register_graph_layers(registry);
-  NodeDataset d = testing::random_typed_dataset(30, 120, 2, 41);
-  d.num_classes = 2;
-  Rng rng(42);
-  for (int64_t i = 0; i < 30; ++i) d.labels[i] = static_cast<int64_t>(rng.below(2));
-  for (int64_t i = 0; i < 20; ++i) d.train.push_back(i);
+  const NodeDataset d = two_class_dataset(30, 120, 2, 41, 20);
   const PreparedNodeData data = prepare_node_data(d, false);
   testing::TempDir tmp;
   // The parameters after one SGD step (the same initial values and gradients in every run),
