@@ -8,8 +8,12 @@ the public split, the undirected graph of `nx.from_dict_of_lists`), and compares
 attend's text files (`edges.txt`, `labels.txt`, `features.coo.txt`, `split_*.txt`, plain or
 .gz). Prints counts and the checks; exits 1 when one fails.
 
-    python3 benchmarks/check_planetoid.py --planetoid ../shared/data/graphs/pubmed/planetoid \
+    python3 benchmarks/check_planetoid.py --planetoid PLANETOID_DATA_DIR \
         --name pubmed --data data/graphs/pubmed
+
+PLANETOID_DATA_DIR is a folder with the original files, which attend does not ship: the
+`data/` folder of a checkout of kimiyoung/planetoid (or tkipf/gcn's `gcn/data/`), at the
+commits data/graphs/<name>/SOURCE.md names.
 """
 import argparse
 import gzip
