@@ -1,16 +1,14 @@
 // `attend bench`: time one registered node layer (built-in or plugin) on a random graph,
 // inference forward and training forward + backward, for one or more thread counts.
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/measure.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -76,29 +74,6 @@ Json layer_config(const BenchOptions& o, const graph::GraphContext& graph) {
   return config;
 }
 
-template <class Fn>
-double median_ms(int repeats, Fn&& fn) {
-  fn();  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-/// Peak resident memory of this process so far (VmHWM), in MiB; 0 where /proc is missing.
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
 int run_bench(const BenchOptions& o, Context& context) {
   Rng rng(o.seed);
   const graph::GraphContext graph = graph::GraphContext::from_dataset(random_graph(o, rng));
@@ -136,15 +111,15 @@ int run_bench(const BenchOptions& o, Context& context) {
   for (int t : counts) {
     set_num_threads(t);
     module->eval();
-    const double forward = median_ms(o.repeats, [&] {
+    const double forward = 1e3 * time_calls(o.repeats, [&] {
       NoGradGuard no_grad;
       layer->forward(x, graph, o.seed);
-    });
+    }).wall;
     module->train();
-    const double train = median_ms(o.repeats, [&] {
+    const double train = 1e3 * time_calls(o.repeats, [&] {
       for (auto& [name, p] : module->named_parameters()) p.zero_grad();
       layer->forward(x, graph, o.seed).backward(seed_grad);
-    });
+    }).wall;
     std::snprintf(line, sizeof line, "%8d %14.2f %18.2f\n", t, forward, train);
     context.out << line << std::flush;
     results.push_back({{"threads", t}, {"forward_ms", forward}, {"forward_backward_ms", train}});

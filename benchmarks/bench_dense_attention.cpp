@@ -6,28 +6,24 @@
 /// 2.5 x forward (five products), forward+backward = 3.5 x forward. These are the products the
 /// fused op actually runs; the written-out version runs 2 forward and 4 backward products.
 ///
-/// Usage: bench_dense_attention [--n 2048] [--heads 8] [--dim 64] [--batch 1] [--threads 2]
-///                              [--repeats 5] [--causal] [--no-naive] [--json FILE]
-///                              [--measure all|forward|forward_backward|gemm]
-/// --measure times one part alone (so that the peak memory of the process is that part's).
-
-#include <sys/resource.h>
-#include <time.h>
+/// Options: bench_dense_attention --help. --measure times one part alone (so that the peak
+/// memory of the process is that part's).
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "attend/core/gemm.hpp"
 #include "attend/core/heap.hpp"
+#include "attend/core/measure.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -46,38 +42,25 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "missing value after " << flag << "\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (flag == "--n") a.n = std::stoll(value());
-    else if (flag == "--heads") a.heads = std::stoll(value());
-    else if (flag == "--dim") a.dim = std::stoll(value());
-    else if (flag == "--batch") a.batch = std::stoll(value());
-    else if (flag == "--threads") a.threads = std::stoi(value());
-    else if (flag == "--repeats") a.repeats = std::stoi(value());
-    else if (flag == "--json") a.json = value();
-    else if (flag == "--measure") a.measure = value();
-    else if (flag == "--causal") a.causal = true;
-    else if (flag == "--no-naive") a.naive = false;
-    else {
-      std::cerr << "usage: bench_dense_attention [--n N] [--heads H] [--dim D] [--batch B]"
-                   " [--threads T] [--repeats R] [--causal] [--no-naive] [--json FILE]"
-                   " [--measure all|forward|forward_backward|gemm]\n";
-      std::exit(flag == "--help" ? 0 : 2);
-    }
+  CLI::App app{"Time the fused dense attention op against the GEMM peak and written-out attention"};
+  app.add_option("--n", a.n, "sequence length N")->check(CLI::PositiveNumber);
+  app.add_option("--heads", a.heads, "attention heads H")->check(CLI::PositiveNumber);
+  app.add_option("--dim", a.dim, "channels per head d")->check(CLI::PositiveNumber);
+  app.add_option("--batch", a.batch, "batch size B")->check(CLI::PositiveNumber);
+  app.add_option("--threads", a.threads, "threads")->check(CLI::PositiveNumber);
+  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+  app.add_flag("--causal", a.causal, "causal mask");
+  bool no_naive = false;
+  app.add_flag("--no-naive", no_naive, "skip the written-out full-matrix attention");
+  app.add_option("--json", a.json, "write the results as JSON to this file");
+  app.add_option("--measure", a.measure, "time one part alone, so that the peak memory is that part's")
+      ->check(CLI::IsMember({"all", "forward", "forward_backward", "gemm"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
-  if (a.measure != "all" && a.measure != "forward" && a.measure != "forward_backward" &&
-      a.measure != "gemm") {
-    std::cerr << "--measure must be all, forward, forward_backward or gemm\n";
-    std::exit(2);
-  }
-  if (a.measure != "all") a.naive = false;
+  a.naive = !no_naive && a.measure == "all";
   return a;
 }
 
@@ -86,40 +69,6 @@ Tensor random_tensor(const Shape& shape, uint64_t seed) {
   Rng rng(seed);
   for (float& x : t) x = rng.uniform(-1.0f, 1.0f);
   return t;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-struct Timing {
-  double wall = 0;  // median wall time of one call, seconds
-  double cpu = 0;   // median CPU time of one call over all threads, seconds
-};
-
-// Median wall and CPU times of `repeats` calls after one warm-up call. On a shared machine the
-// CPU time is the steadier measure of the work done: flops / CPU time is a per-core rate.
-Timing time_calls(int repeats, const std::function<void()>& fn) {
-  fn();
-  std::vector<double> walls, cpus;
-  for (int r = 0; r < repeats; ++r) {
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    cpus.push_back(cpu_seconds() - c0);
-  }
-  std::sort(walls.begin(), walls.end());
-  std::sort(cpus.begin(), cpus.end());
-  return {walls[walls.size() / 2], cpus[cpus.size() / 2]};
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
 }
 
 // Attention written out with full [N, N] matrices per head, as in
@@ -187,16 +136,16 @@ int main(int argc, char** argv) {
   auto wanted = [&](const char* part) { return a.measure == "all" || a.measure == part; };
   // Times `fn` when `part` is measured; NaN otherwise.
   auto timed = [&](const char* part, int repeats, const std::function<void()>& fn) {
-    return wanted(part) ? time_calls(repeats, fn) : Timing{NAN, NAN};
+    return wanted(part) ? time_calls(repeats, fn) : CallTimes{NAN, NAN};
   };
   const double rss_before = peak_rss_mib();
-  const Timing fwd = timed("forward", a.repeats, [&] {
+  const CallTimes fwd = timed("forward", a.repeats, [&] {
     NoGradGuard no_grad;
     Var out = ops::dense_attention(q, k, v, options);
   });
   const double rss_growth = peak_rss_mib() - rss_before;
 
-  const Timing fwd_bwd = timed("forward_backward", a.repeats, [&] {
+  const CallTimes fwd_bwd = timed("forward_backward", a.repeats, [&] {
     Var vq(q.value(), true), vk(k.value(), true), vv(v.value(), true);
     Var out = ops::dense_attention(vq, vk, vv, options);
     out.backward(seed);
@@ -207,12 +156,12 @@ int main(int argc, char** argv) {
   const int64_t gn = wanted("gemm") ? g : 0;
   const Tensor ga = random_tensor({gn, gn}, 5), gb = random_tensor({gn, gn}, 6);
   Tensor gc({gn, gn});
-  const Timing gemm_time = timed("gemm", 3, [&] {
+  const CallTimes gemm_time = timed("gemm", 3, [&] {
     gemm(false, false, g, g, g, 1.0f, ga.data(), g, gb.data(), g, 0.0f, gc.data(), g);
   });
   const double gemm_flops = 2.0 * g * g * g;
 
-  Timing naive_fwd, naive_fwd_bwd;
+  CallTimes naive_fwd, naive_fwd_bwd;
   if (a.naive && !a.causal) {
     NaiveAttention naive{B * H, N, D, {}};
     const float *qd = q.value().data(), *kd = k.value().data(), *vd = v.value().data();

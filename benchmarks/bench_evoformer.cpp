@@ -2,24 +2,18 @@
 /// forward time (inference, no tape) and forward+backward time (training mode, dropout on),
 /// medians over repeats, and the peak resident memory of the process.
 ///
-/// Usage: bench_evoformer [--n-seq 128] [--n-res 256] [--c-m 64] [--c-z 64] [--heads-msa 8]
-///                        [--heads-pair 4] [--chunk-size 0] [--threads 2] [--repeats 3]
-///                        [--no-warmup] [--no-checkpoint] [--json FILE]
+/// Options: bench_evoformer --help.
 
-#include <sys/resource.h>
-#include <time.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "attend/bio/evoformer/evoformer_block.hpp"
+#include "attend/core/measure.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/reduction.hpp"
 #include "attend/core/parallel.hpp"
@@ -38,33 +32,28 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "missing value after " << flag << "\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (flag == "--n-seq") a.n_seq = std::stoll(value());
-    else if (flag == "--n-res") a.n_res = std::stoll(value());
-    else if (flag == "--c-m") a.c_m = std::stoll(value());
-    else if (flag == "--c-z") a.c_z = std::stoll(value());
-    else if (flag == "--heads-msa") a.heads_msa = std::stoll(value());
-    else if (flag == "--heads-pair") a.heads_pair = std::stoll(value());
-    else if (flag == "--chunk-size") a.chunk_size = std::stoll(value());
-    else if (flag == "--threads") a.threads = std::stoi(value());
-    else if (flag == "--repeats") a.repeats = std::stoi(value());
-    else if (flag == "--json") a.json = value();
-    else if (flag == "--no-warmup") a.warmup = false;
-    else if (flag == "--no-checkpoint") a.checkpoint = false;
-    else {
-      std::cerr << "usage: bench_evoformer [--n-seq S] [--n-res N] [--c-m C] [--c-z C] [--heads-msa H]"
-                   " [--heads-pair H] [--chunk-size K] [--threads T] [--repeats R] [--no-warmup] [--no-checkpoint] [--json FILE]\n";
-      std::exit(flag == "--help" ? 0 : 2);
-    }
+  CLI::App app{"Time one Evoformer block: inference forward and training forward + backward"};
+  app.add_option("--n-seq", a.n_seq, "MSA rows")->check(CLI::PositiveNumber);
+  app.add_option("--n-res", a.n_res, "residues")->check(CLI::PositiveNumber);
+  app.add_option("--c-m", a.c_m, "MSA channels")->check(CLI::PositiveNumber);
+  app.add_option("--c-z", a.c_z, "pair channels")->check(CLI::PositiveNumber);
+  app.add_option("--heads-msa", a.heads_msa, "heads of the MSA attentions")->check(CLI::PositiveNumber);
+  app.add_option("--heads-pair", a.heads_pair, "heads of the triangle attentions")->check(CLI::PositiveNumber);
+  app.add_option("--chunk-size", a.chunk_size, "query rows per chunk in the attentions (0: no chunking)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", a.threads, "threads")->check(CLI::PositiveNumber);
+  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+  bool no_warmup = false, no_checkpoint = false;
+  app.add_flag("--no-warmup", no_warmup, "time the first call too");
+  app.add_flag("--no-checkpoint", no_checkpoint, "keep every activation instead of recomputing in the backward");
+  app.add_option("--json", a.json, "write the results as JSON to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::exit(app.exit(e));
   }
+  a.warmup = !no_warmup;
+  a.checkpoint = !no_checkpoint;
   return a;
 }
 
@@ -73,39 +62,6 @@ Tensor random_tensor(const Shape& shape, uint64_t seed) {
   Rng rng(seed);
   for (float& x : t) x = rng.uniform(-1.0f, 1.0f);
   return t;
-}
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-struct Timing {
-  double wall = 0;  // median wall seconds of one call
-  double cpu = 0;   // median CPU seconds of one call over all threads (steadier on a shared machine)
-};
-
-// Medians over `repeats` calls, after one warm-up call unless `warmup` is off.
-Timing time_calls(int repeats, bool warmup, const std::function<void()>& fn) {
-  if (warmup) fn();
-  std::vector<double> walls, cpus;
-  for (int r = 0; r < repeats; ++r) {
-    const double c0 = cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    cpus.push_back(cpu_seconds() - c0);
-  }
-  std::sort(walls.begin(), walls.end());
-  std::sort(cpus.begin(), cpus.end());
-  return {walls[walls.size() / 2], cpus[cpus.size() / 2]};
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
 }
 
 }  // namespace
@@ -127,22 +83,22 @@ int main(int argc, char** argv) {
   const double rss_inputs = peak_rss_mib();
 
   block.eval();
-  const Timing forward = time_calls(a.repeats, a.warmup, [&] {
+  const CallTimes forward = time_calls(a.repeats, [&] {
     NoGradGuard no_grad;
     const auto out = block.forward(m, z);
-  });
+  }, a.warmup);
   const double rss_forward = peak_rss_mib();
 
   block.train();
   uint64_t step = 0;
-  const Timing train = time_calls(a.repeats, a.warmup, [&] {
+  const CallTimes train = time_calls(a.repeats, [&] {
     const auto out = block.forward(m, z, ++step);
     Var loss = ops::add(ops::sum(out.m), ops::sum(out.z));  // scalar
     loss.backward();
     for (const auto& [name, p] : block.named_parameters()) p.zero_grad();
     m.zero_grad();
     z.zero_grad();
-  });
+  }, a.warmup);
   const double rss_train = peak_rss_mib();
 
   nlohmann::json result = {

@@ -6,8 +6,6 @@
 /// backward), each the median of --repeats runs, for every thread count in --threads.
 /// Prints a table and writes JSON to --json.
 
-#include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -20,6 +18,7 @@
 
 #include "attend/core/csr.hpp"
 #include "attend/core/heap.hpp"
+#include "attend/core/measure.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/head_dot.hpp"
@@ -40,29 +39,6 @@ Tensor uniform_tensor(const Shape& shape, Rng& rng, float lo, float hi) {
 /// x [N, F] W [F, H*C] -> [N, H, C], as graph::GatConv projects dense features.
 Var project_heads(const Var& x, const Var& w, int64_t heads, int64_t channels) {
   return ops::reshape(ops::matmul(x, w), {x.dim(0), heads, channels});
-}
-
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
-template <class Fn>
-double median_ms(int repeats, Fn&& fn) {
-  fn();  // warm-up
-  std::vector<double> times;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    const auto t1 = std::chrono::steady_clock::now();
-    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 }  // namespace
@@ -135,24 +111,24 @@ int main(int argc, char** argv) {
               "attention fwd+bwd ms");
   for (int t : threads) {
     set_num_threads(t);
-    const double forward = training_only ? NAN : median_ms(repeats, [&] {
+    const double forward = training_only ? NAN : 1e3 * time_calls(repeats, [&] {
       NoGradGuard no_grad;
       layer(Var(x));
-    });
-    const double train = median_ms(repeats, [&] {
+    }).wall;
+    const double train = 1e3 * time_calls(repeats, [&] {
       w.zero_grad();
       a_src.zero_grad();
       a_dst.zero_grad();
       layer(Var(x)).backward(seed_grad);
-    });
-    const double attention = training_only ? NAN : median_ms(repeats, [&] {
+    }).wall;
+    const double attention = training_only ? NAN : 1e3 * time_calls(repeats, [&] {
       h_fixed.zero_grad();
       s_src_fixed.zero_grad();
       s_dst_fixed.zero_grad();
       ops::sparse_attention(graph, ops::SparseScores::gat(s_src_fixed, s_dst_fixed), h_fixed,
                             options)
           .backward(seed_grad);
-    });
+    }).wall;
     std::printf("%8d %14.1f %18.1f %22.1f\n", t, forward, train, attention);
     results.push_back({{"threads", t},
                        {"forward_ms", forward},
