@@ -15,33 +15,18 @@
 #include "cli.hpp"
 #include "run_attend.hpp"
 #include "temp_dir.hpp"
+#include "two_cluster_dataset.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
+using attend::testing::write_two_cluster_dataset;
 using Result = attend::testing::CliResult;
 
 Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
 
 std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
-
-// Two clusters of six nodes in the plain-text layout, features that tell them apart.
-std::string write_dataset(const fs::path& dir) {
-  fs::create_directories(dir);
-  std::ofstream f(dir / "features.coo.txt");
-  f << "# 12 4 12\n";
-  for (int i = 0; i < 12; ++i) f << i << ' ' << (i < 6 ? i % 2 : 2 + i % 2) << " 1\n";
-  std::ofstream l(dir / "labels.txt");
-  for (int i = 0; i < 12; ++i) l << (i < 6 ? 0 : 1) << '\n';
-  std::ofstream e(dir / "edges.txt");
-  e << "# 12 10\n";
-  for (int i = 0; i < 5; ++i) e << i << ' ' << i + 1 << '\n' << i + 6 << ' ' << i + 7 << '\n';
-  std::ofstream(dir / "split_train.txt") << "0\n1\n6\n7\n";
-  std::ofstream(dir / "split_val.txt") << "2\n8\n";
-  std::ofstream(dir / "split_test.txt") << "3\n4\n5\n9\n10\n11\n";
-  return dir.string();
-}
 
 // `train --json` on `data`, the runs without their timing.
 nlohmann::json train_runs(const std::string& data, const std::string& json) {
@@ -57,7 +42,7 @@ nlohmann::json train_runs(const std::string& data, const std::string& json) {
 
 TEST_CASE("convert --graph writes a graph file that node-classify trains on alike", "[apps]") {
   testing::TempDir tmp;
-  const std::string data = write_dataset(tmp.path() / "tiny");
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
   const std::string out = tmp.file("tiny.h5");
   const Result r = run({"convert", "--graph", data, "--to", out});
   INFO(r.err);
@@ -86,7 +71,7 @@ TEST_CASE("convert --triples reads several TSV files into one typed graph", "[ap
 
 TEST_CASE("convert reports bad input in one line and leaves no file behind", "[apps]") {
   testing::TempDir tmp;
-  const std::string data = write_dataset(tmp.path() / "d");
+  const std::string data = write_two_cluster_dataset(tmp.path() / "d").string();
   testing::write_text_file(tmp.file("bad.tsv"), "a\tb\n");
   testing::write_text_file(tmp.file("fake.h5"), "not hdf5\n");
   {  // an HDF5 file of another kind

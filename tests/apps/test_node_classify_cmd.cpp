@@ -12,36 +12,22 @@
 #include "cli.hpp"
 #include "run_attend.hpp"
 #include "temp_dir.hpp"
+#include "two_cluster_dataset.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
+using attend::testing::write_two_cluster_dataset;
 using Result = attend::testing::CliResult;
 
 Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
 
-// Two clusters of six nodes, features that tell them apart, two classes.
-fs::path write_dataset(const fs::path& dir) {
-  fs::create_directories(dir);
-  std::ofstream f(dir / "features.coo.txt");
-  f << "# 12 4 12\n";
-  for (int i = 0; i < 12; ++i) f << i << ' ' << (i < 6 ? i % 2 : 2 + i % 2) << " 1\n";
-  std::ofstream l(dir / "labels.txt");
-  for (int i = 0; i < 12; ++i) l << (i < 6 ? 0 : 1) << '\n';
-  std::ofstream e(dir / "edges.txt");
-  e << "# 12 10\n";
-  for (int i = 0; i < 5; ++i) e << i << ' ' << i + 1 << '\n' << i + 6 << ' ' << i + 7 << '\n';
-  std::ofstream(dir / "split_train.txt") << "0\n1\n6\n7\n";
-  std::ofstream(dir / "split_val.txt") << "2\n8\n";
-  std::ofstream(dir / "split_test.txt") << "3\n4\n5\n9\n10\n11\n";
-  return dir;
-}
 }  // namespace
 
 TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]") {
   attend::testing::TempDir tmp;
-  const std::string data = write_dataset(tmp.path() / "tiny").string();
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
   const std::string ckpt = (tmp.path() / "model.h5").string();
   const std::string json = (tmp.path() / "result.json").string();
   Result r = run({"node-classify", "train", "--data", data, "--model", "gat", "--epochs", "30", "--runs", "2",
@@ -70,7 +56,7 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
 
 TEST_CASE("node-classify --validation-fraction scores held-out training nodes, not the test split", "[apps]") {
   attend::testing::TempDir tmp;
-  const fs::path dir = write_dataset(tmp.path() / "noval");
+  const fs::path dir = write_two_cluster_dataset(tmp.path() / "noval");
   std::ofstream(dir / "split_val.txt", std::ios::trunc) << "";
   std::ofstream(dir / "split_train.txt", std::ios::trunc) << "0\n1\n2\n6\n7\n8\n";
   const std::string json = (tmp.path() / "result.json").string();
@@ -87,7 +73,7 @@ TEST_CASE("node-classify --validation-fraction scores held-out training nodes, n
   CHECK(j["test_acc_mean"].is_null());
   CHECK(j["validation_fraction"].get<double>() == 0.34);
   // A dataset with its own validation split keeps it: holding out another one is an error.
-  r = run({"node-classify", "train", "--data", write_dataset(tmp.path() / "val").string(), "--epochs", "2", "--quiet",
+  r = run({"node-classify", "train", "--data", write_two_cluster_dataset(tmp.path() / "val").string(), "--epochs", "2", "--quiet",
            "--validation-fraction", "0.5"});
   CHECK(r.code != 0);
   CHECK(r.err.find("already has a validation split") != std::string::npos);
@@ -98,7 +84,7 @@ TEST_CASE("node-classify reports bad input in one line", "[apps]") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"node-classify"}, {"node-classify", "train"},
         {"node-classify", "train", "--data", "/nonexistent/attend"},
-        {"node-classify", "train", "--data", write_dataset(tmp.path() / "d").string(), "--model", "no-such-model"},
+        {"node-classify", "train", "--data", write_two_cluster_dataset(tmp.path() / "d").string(), "--model", "no-such-model"},
         {"node-classify", "predict", "--data", (tmp.path() / "d").string(), "--checkpoint", "/nonexistent.h5", "--out",
          (tmp.path() / "p.tsv").string()}}) {
     const Result r = run(args);

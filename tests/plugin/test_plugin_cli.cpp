@@ -14,11 +14,13 @@
 #include "cli.hpp"
 #include "../apps/run_attend.hpp"
 #include "temp_dir.hpp"
+#include "two_cluster_dataset.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
 
 namespace {
+using attend::testing::write_two_cluster_dataset;
 using Result = attend::testing::CliResult;
 
 Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
@@ -42,22 +44,6 @@ std::string origin_of(const std::string& table, const std::string& name) {
   return "";
 }
 
-// Two clusters of six nodes, features that tell them apart, two classes.
-std::string write_dataset(const fs::path& dir) {
-  fs::create_directories(dir);
-  std::ofstream f(dir / "features.coo.txt");
-  f << "# 12 4 12\n";
-  for (int i = 0; i < 12; ++i) f << i << ' ' << (i < 6 ? i % 2 : 2 + i % 2) << " 1\n";
-  std::ofstream l(dir / "labels.txt");
-  for (int i = 0; i < 12; ++i) l << (i < 6 ? 0 : 1) << '\n';
-  std::ofstream e(dir / "edges.txt");
-  e << "# 12 10\n";
-  for (int i = 0; i < 5; ++i) e << i << ' ' << i + 1 << '\n' << i + 6 << ' ' << i + 7 << '\n';
-  std::ofstream(dir / "split_train.txt") << "0\n1\n6\n7\n";
-  std::ofstream(dir / "split_val.txt") << "2\n8\n";
-  std::ofstream(dir / "split_test.txt") << "3\n4\n5\n9\n10\n11\n";
-  return dir.string();
-}
 }  // namespace
 
 TEST_CASE("attend --plugin loads plugins and layers shows their origin", "[plugin]") {
@@ -91,7 +77,7 @@ TEST_CASE("a refused plugin stops the command with one line and exit code 2", "[
 
 TEST_CASE("node-classify trains with a plugin layer; its checkpoint needs the plugin", "[plugin]") {
   attend::testing::TempDir tmp;
-  const std::string data = write_dataset(tmp.path() / "tiny");
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
   const std::string model = tmp.file("model.json"), ckpt = tmp.file("model.h5"), preds = tmp.file("pred.tsv");
   std::ofstream(model) << R"({"layers": [{"type": "agnn", "out_channels": 8}, {"type": "gated_gat", "heads": 2, "concat": false}],
                               "activation": "relu", "epochs": 20})";
