@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Side by side: attend's unsupervised contact predictors (potts, factored) and FreeContact
+"""Side by side: attend's contact predictors (potts, factored, evoformer) and FreeContact
 (EVfold-mfDCA and PSICOV profiles) on protein families, with precision and wall time.
 
-For every family the script runs `attend contacts predict` (both methods) and, when the
+For every family the script runs `attend contacts predict` (each attend method asked for;
+evoformer with the shipped model unless --evoformer-model names another) and, when the
 `freecontact` program is installed (Debian package `freecontact`; optional), `freecontact
 --parprof evfold` and `--parprof psicov` on the same alignment in PSICOV `.aln` form
 (FASTA/A3M/Stockholm inputs are converted on the fly: insertions dropped, first sequence as
@@ -18,8 +19,8 @@ With --markdown the table is also printed as a Markdown table (family, L, N, N_e
 P@L/5, P@L/2 and seconds per method) for docs/results.md.
 
 Usage: contacts_compare.py [--attend build/apps/attend] [--families-dir DIR]
-           [--family ID ...] [--methods potts,factored,evfold,psicov] [--threads 2] [--json OUT]
-           [--timeout S] [--markdown]
+           [--family ID ...] [--methods potts,factored,evoformer,evfold,psicov] [--threads 2]
+           [--evoformer-model FILE] [--json OUT] [--timeout S] [--markdown]
 """
 import argparse
 import gzip
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ATTEND_METHODS = ("potts", "factored")
+ATTEND_METHODS = ("potts", "factored", "evoformer")
 FREECONTACT_METHODS = ("evfold", "psicov")
 
 
@@ -178,6 +179,7 @@ def main():
     parser.add_argument("--family", action="append", default=[], help="only this family (repeatable)")
     parser.add_argument("--methods", default="potts,factored,evfold,psicov")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--evoformer-model", help="model file for the evoformer method (default: the shipped one)")
     parser.add_argument("--json", help="write the results as JSON")
     parser.add_argument("--timeout", type=float, help="stop a prediction after this many seconds (an error in the table)")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
@@ -212,9 +214,11 @@ def main():
                     if method in ATTEND_METHODS:
                         prefix = work / f"{fid}.{method}"
                         fit_json = work / f"{fid}.{method}.json"
-                        _, seconds = run_timed([args.attend, "--threads", str(args.threads), "contacts", "predict",
-                                                "--msa", msa, "--method", method, "--out", prefix, "--quiet",
-                                                "--json", fit_json])
+                        cmd = [args.attend, "--threads", str(args.threads), "contacts", "predict", "--msa", msa,
+                               "--method", method, "--out", prefix, "--quiet", "--json", fit_json]
+                        if method == "evoformer" and args.evoformer_model:
+                            cmd += ["--model", args.evoformer_model]
+                        _, seconds = run_timed(cmd)
                         pred = f"{prefix}.h5"
                         cpu = run_timed.cpu
                         with open(fit_json) as f:
