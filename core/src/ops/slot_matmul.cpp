@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -165,6 +166,68 @@ Var slot_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w,
   Tensor out = forward(SparseRows{x.get()}, w.value().data(), *slots, c);
   return Var::from_op(std::move(out), {w}, [x, w, slots, c](const Tensor&, const Tensor& gy) {
     backward_weight(SparseRows{x.get()}, gy.data(), *slots, c, w.grad_mut().data());
+  });
+}
+
+Var slot_basis_combine(const Var& h, const Var& comp, std::shared_ptr<const RelationSlots> slots) {
+  ATTEND_CHECK(slots != nullptr, "slot_basis_combine without slots");
+  const Tensor& hv = h.value();
+  const Tensor& cv = comp.value();
+  ATTEND_CHECK(cv.rank() == 2 && cv.dim(0) == slots->num_relations && cv.dim(1) > 0,
+               "slot_basis_combine: comp of shape " << shape_to_string(cv.shape()) << ", expected [R, B] with R = "
+                                                    << slots->num_relations);
+  const int64_t b = cv.dim(1);
+  ATTEND_CHECK(hv.rank() == 2 && hv.dim(0) == slots->num_nodes && hv.dim(1) % b == 0,
+               "slot_basis_combine: h of shape " << shape_to_string(hv.shape()) << ", expected [" << slots->num_nodes
+                                                 << ", B * C] with B = " << b);
+  const int64_t c = hv.dim(1) / b;
+  const RelationSlots& sl = *slots;
+  Tensor out({sl.size(), c});  // [S, C]
+  {
+    const float* hd = hv.data();
+    const float* cd = cv.data();
+    float* o = out.data();
+    parallel_for_blocks(sl.size(), kSlotBlock, [&](int64_t lo, int64_t hi) {
+      for (int64_t s = lo; s < hi; ++s) {
+        const float* row = hd + sl.node[s] * b * c;  // [B, C]
+        const float* mix = cd + sl.relation[s] * b;  // [B]
+        for (int64_t k = 0; k < b; ++k) axpy(mix[k], row + k * c, o + s * c, c);
+      }
+    });
+  }
+  return Var::from_op(std::move(out), {h, comp}, [h, comp, slots, b, c](const Tensor&, const Tensor& gy) {
+    const RelationSlots& sl = *slots;
+    const float* g = gy.data();  // [S, C]
+    if (h.requires_grad()) {  // dh[node, block k] += comp[r, k] dy[slot], each node's slots in order
+      const float* cd = comp.value().data();
+      float* gh = h.grad_mut().data();
+      parallel_for_blocks(sl.num_nodes, kSlotBlock, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          for (int64_t s = sl.node_indptr[i]; s < sl.node_indptr[i + 1]; ++s) {
+            const float* mix = cd + sl.relation[s] * b;
+            for (int64_t k = 0; k < b; ++k) axpy(mix[k], g + s * c, gh + (i * b + k) * c, c);
+          }
+        }
+      });
+    }
+    if (comp.requires_grad()) {  // dcomp[r, k] += sum over r's slots of dy[slot] . h[node, block k]
+      const float* hd = h.value().data();
+      float* gc = comp.grad_mut().data();
+      parallel_for(0, sl.num_relations, [&](int64_t r) {
+        std::vector<double> acc(static_cast<std::size_t>(b), 0.0);
+        for (int64_t p = sl.relation_indptr[r]; p < sl.relation_indptr[r + 1]; ++p) {
+          const int64_t s = sl.by_relation[p];
+          const float* row = hd + sl.node[s] * b * c;
+          for (int64_t k = 0; k < b; ++k) {
+            float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
+            for (int64_t q = 0; q < c; ++q) dot += g[s * c + q] * row[k * c + q];
+            acc[k] += dot;
+          }
+        }
+        for (int64_t k = 0; k < b; ++k) gc[r * b + k] += static_cast<float>(acc[k]);
+      });
+    }
   });
 }
 
