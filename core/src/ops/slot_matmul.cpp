@@ -19,6 +19,26 @@ inline void axpy(float a, const float* x, float* y, int64_t n) {
   for (int64_t c = 0; c < n; ++c) y[c] += a * x[c];
 }
 
+constexpr int64_t kLanes = 16;  ///< columns one mix_rows call keeps in registers
+
+/// out[q] = sum_k mix[k] rows[k * stride + q] for q < kWidth * repeat, k in [0, b) in order.
+/// The sums live in a local array (registers for kWidth = kLanes), not in `out`: adding into
+/// `out` once per k made every step wait for the previous step's store.
+template <int64_t kWidth>
+inline void mix_rows(const float* mix, const float* rows, int64_t b, int64_t stride, float* out,
+                     int64_t repeat = 1) {
+  for (int64_t part = 0; part < repeat; ++part) {
+    float acc[kWidth] = {};
+    for (int64_t k = 0; k < b; ++k) {
+      const float m = mix[k];
+      const float* src = rows + k * stride + part * kWidth;
+#pragma omp simd
+      for (int64_t q = 0; q < kWidth; ++q) acc[q] += m * src[q];
+    }
+    for (int64_t q = 0; q < kWidth; ++q) out[part * kWidth + q] = acc[q];
+  }
+}
+
 /// Checks shapes and returns C, the width of one relation's block of w.
 int64_t block_width(const RelationSlots& slots, int64_t rows, int64_t cols, const Tensor& w) {
   ATTEND_CHECK(rows == slots.num_nodes, "slot_matmul: x has " << rows << " rows, the slots "
@@ -191,7 +211,13 @@ Var slot_basis_combine(const Var& h, const Var& comp, std::shared_ptr<const Rela
       for (int64_t s = lo; s < hi; ++s) {
         const float* row = hd + sl.node[s] * b * c;  // [B, C]
         const float* mix = cd + sl.relation[s] * b;  // [B]
-        for (int64_t k = 0; k < b; ++k) axpy(mix[k], row + k * c, o + s * c, c);
+        for (int64_t q = 0; q < c; q += kLanes) {
+          if (c - q >= kLanes) {
+            mix_rows<kLanes>(mix, row + q, b, c, o + s * c + q);
+          } else {
+            mix_rows<1>(mix, row + q, b, c, o + s * c + q, c - q);
+          }
+        }
       }
     });
   }
@@ -211,22 +237,44 @@ Var slot_basis_combine(const Var& h, const Var& comp, std::shared_ptr<const Rela
       });
     }
     if (comp.requires_grad()) {  // dcomp[r, k] += sum over r's slots of dy[slot] . h[node, block k]
+      // Each relation's slots (in by_relation order) are cut into chunks of kSlotBlock, so a
+      // relation holding most slots is still split; a chunk sums dy[slot] * h[node] elementwise
+      // into its own [B, C] (vector FMAs, no horizontal sum per slot), then each relation adds
+      // its chunks and columns in double, in order.
+      std::vector<int64_t> chunk_start, chunk_end;  // ranges of by_relation
+      for (int64_t r = 0; r < sl.num_relations; ++r) {
+        for (int64_t p = sl.relation_indptr[r]; p < sl.relation_indptr[r + 1]; p += kSlotBlock) {
+          chunk_start.push_back(p);
+          chunk_end.push_back(std::min(p + kSlotBlock, sl.relation_indptr[r + 1]));
+        }
+      }
+      const int64_t n_chunks = static_cast<int64_t>(chunk_start.size());
+      Tensor partial({n_chunks, b * c});  // [chunks, B * C]
       const float* hd = h.value().data();
-      float* gc = comp.grad_mut().data();
-      parallel_for(0, sl.num_relations, [&](int64_t r) {
-        std::vector<double> acc(static_cast<std::size_t>(b), 0.0);
-        for (int64_t p = sl.relation_indptr[r]; p < sl.relation_indptr[r + 1]; ++p) {
+      float* pd = partial.data();
+      parallel_for(0, n_chunks, [&](int64_t j) {
+        float* acc = pd + j * b * c;
+        for (int64_t p = chunk_start[j]; p < chunk_end[j]; ++p) {
           const int64_t s = sl.by_relation[p];
-          const float* row = hd + sl.node[s] * b * c;
+          const float* row = hd + sl.node[s] * b * c;  // [B, C]
+          const float* gs = g + s * c;                 // [C]
           for (int64_t k = 0; k < b; ++k) {
-            float dot = 0.0f;
-#pragma omp simd reduction(+ : dot)
-            for (int64_t q = 0; q < c; ++q) dot += g[s * c + q] * row[k * c + q];
-            acc[k] += dot;
+#pragma omp simd
+            for (int64_t q = 0; q < c; ++q) acc[k * c + q] += gs[q] * row[k * c + q];
           }
         }
-        for (int64_t k = 0; k < b; ++k) gc[r * b + k] += static_cast<float>(acc[k]);
       });
+      float* gc = comp.grad_mut().data();
+      int64_t j = 0;
+      for (int64_t r = 0; r < sl.num_relations; ++r) {
+        std::vector<double> total(static_cast<std::size_t>(b), 0.0);
+        for (; j < n_chunks && chunk_start[j] < sl.relation_indptr[r + 1]; ++j) {
+          for (int64_t k = 0; k < b; ++k) {
+            for (int64_t q = 0; q < c; ++q) total[k] += pd[(j * b + k) * c + q];
+          }
+        }
+        for (int64_t k = 0; k < b; ++k) gc[r * b + k] += static_cast<float>(total[k]);
+      }
     }
   });
 }
