@@ -129,9 +129,14 @@ Tensor naive_combine(const Tensor& h, const Tensor& comp, const ops::RelationSlo
 
 TEST_CASE("slot_basis_combine matches the written-out mix and checks shapes", "[core]") {
   const auto slots = random_slots(13);
-  const Tensor h = random_tensor({9, 3 * 5}, 14), comp = random_tensor({4, 3}, 15);
-  CHECK(max_abs_diff(ops::slot_basis_combine(Var(h), Var(comp), slots).value(),
-                     naive_combine(h, comp, *slots)) < 1e-5f);
+  const Tensor comp = random_tensor({4, 3}, 15);
+  for (int64_t c : {5, 16, 37}) {  // under, at and over the 16 columns summed in registers
+    const Tensor wide = random_tensor({9, 3 * c}, 14);
+    INFO("C = " << c);
+    CHECK(max_abs_diff(ops::slot_basis_combine(Var(wide), Var(comp), slots).value(),
+                       naive_combine(wide, comp, *slots)) < 1e-5f);
+  }
+  const Tensor h = random_tensor({9, 3 * 5}, 14);
   CHECK_THROWS(ops::slot_basis_combine(Var(random_tensor({9, 14}, 16)), Var(comp), slots));  // 14 % 3
   CHECK_THROWS(ops::slot_basis_combine(Var(random_tensor({8, 15}, 16)), Var(comp), slots));  // 8 nodes
   CHECK_THROWS(ops::slot_basis_combine(Var(h), Var(random_tensor({3, 3}, 17)), slots));      // 3 relations
