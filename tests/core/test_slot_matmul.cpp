@@ -106,3 +106,66 @@ TEST_CASE("slot_matmul is bit-identical for 1 and 2 threads", "[core]") {
   set_num_threads(before);
   for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(results[k], results[k + 3]));
 }
+
+namespace {
+
+/// out[s, c] = sum_b comp[rel, b] h[node, b * C + c], written out in double.
+Tensor naive_combine(const Tensor& h, const Tensor& comp, const ops::RelationSlots& slots) {
+  const int64_t b = comp.dim(1), c = h.dim(1) / b;
+  Tensor out({slots.size(), c});
+  for (int64_t s = 0; s < slots.size(); ++s) {
+    for (int64_t q = 0; q < c; ++q) {
+      double acc = 0.0;
+      for (int64_t k = 0; k < b; ++k) {
+        acc += static_cast<double>(comp.at({slots.relation[s], k})) * h.at({slots.node[s], k * c + q});
+      }
+      out.at({s, q}) = static_cast<float>(acc);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("slot_basis_combine matches the written-out mix and checks shapes", "[core]") {
+  const auto slots = random_slots(13);
+  const Tensor comp = random_tensor({4, 3}, 15);
+  for (int64_t c : {5, 16, 37}) {  // under, at and over the 16 columns summed in registers
+    const Tensor wide = random_tensor({9, 3 * c}, 14);
+    INFO("C = " << c);
+    CHECK(max_abs_diff(ops::slot_basis_combine(Var(wide), Var(comp), slots).value(),
+                       naive_combine(wide, comp, *slots)) < 1e-5f);
+  }
+  const Tensor h = random_tensor({9, 3 * 5}, 14);
+  CHECK_THROWS(ops::slot_basis_combine(Var(random_tensor({9, 14}, 16)), Var(comp), slots));  // 14 % 3
+  CHECK_THROWS(ops::slot_basis_combine(Var(random_tensor({8, 15}, 16)), Var(comp), slots));  // 8 nodes
+  CHECK_THROWS(ops::slot_basis_combine(Var(h), Var(random_tensor({3, 3}, 17)), slots));      // 3 relations
+}
+
+TEST_CASE("slot_basis_combine gradients", "[core][grad]") {
+  const auto slots = random_slots(18);
+  auto result = check_gradients(
+      [slots](const std::vector<Var>& v) { return ops::slot_basis_combine(v[0], v[1], slots); },
+      {random_tensor({9, 3 * 4}, 19), random_tensor({4, 3}, 20)});
+  INFO(result.report);
+  CHECK(result.ok);
+}
+
+TEST_CASE("slot_basis_combine is bit-identical for 1 and 2 threads", "[core]") {
+  const auto slots = random_slots(25, 3000, 700);  // several blocks of slots and of nodes
+  const Tensor h = random_tensor({700, 3 * 5}, 26), comp = random_tensor({4, 3}, 27);
+  const Tensor seed = random_tensor({slots->size(), 5}, 28);
+  const int before = num_threads();
+  std::vector<Tensor> results;
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Var hv(h, true), cv(comp, true);
+    Var y = ops::slot_basis_combine(hv, cv, slots);
+    y.backward(seed);
+    results.push_back(y.value());
+    results.push_back(hv.grad());
+    results.push_back(cv.grad());
+  }
+  set_num_threads(before);
+  for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(results[k], results[k + 3]));
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -16,6 +17,26 @@ constexpr int64_t kSlotBlock = 256;
 inline void axpy(float a, const float* x, float* y, int64_t n) {
 #pragma omp simd
   for (int64_t c = 0; c < n; ++c) y[c] += a * x[c];
+}
+
+constexpr int64_t kLanes = 16;  ///< columns one mix_rows call keeps in registers
+
+/// out[q] = sum_k mix[k] rows[k * stride + q] for q < kWidth * repeat, k in [0, b) in order.
+/// The sums live in a local array (registers for kWidth = kLanes), not in `out`: adding into
+/// `out` once per k made every step wait for the previous step's store.
+template <int64_t kWidth>
+inline void mix_rows(const float* mix, const float* rows, int64_t b, int64_t stride, float* out,
+                     int64_t repeat = 1) {
+  for (int64_t part = 0; part < repeat; ++part) {
+    float acc[kWidth] = {};
+    for (int64_t k = 0; k < b; ++k) {
+      const float m = mix[k];
+      const float* src = rows + k * stride + part * kWidth;
+#pragma omp simd
+      for (int64_t q = 0; q < kWidth; ++q) acc[q] += m * src[q];
+    }
+    for (int64_t q = 0; q < kWidth; ++q) out[part * kWidth + q] = acc[q];
+  }
 }
 
 /// Checks shapes and returns C, the width of one relation's block of w.
@@ -165,6 +186,96 @@ Var slot_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w,
   Tensor out = forward(SparseRows{x.get()}, w.value().data(), *slots, c);
   return Var::from_op(std::move(out), {w}, [x, w, slots, c](const Tensor&, const Tensor& gy) {
     backward_weight(SparseRows{x.get()}, gy.data(), *slots, c, w.grad_mut().data());
+  });
+}
+
+Var slot_basis_combine(const Var& h, const Var& comp, std::shared_ptr<const RelationSlots> slots) {
+  ATTEND_CHECK(slots != nullptr, "slot_basis_combine without slots");
+  const Tensor& hv = h.value();
+  const Tensor& cv = comp.value();
+  ATTEND_CHECK(cv.rank() == 2 && cv.dim(0) == slots->num_relations && cv.dim(1) > 0,
+               "slot_basis_combine: comp of shape " << shape_to_string(cv.shape()) << ", expected [R, B] with R = "
+                                                    << slots->num_relations);
+  const int64_t b = cv.dim(1);
+  ATTEND_CHECK(hv.rank() == 2 && hv.dim(0) == slots->num_nodes && hv.dim(1) % b == 0,
+               "slot_basis_combine: h of shape " << shape_to_string(hv.shape()) << ", expected [" << slots->num_nodes
+                                                 << ", B * C] with B = " << b);
+  const int64_t c = hv.dim(1) / b;
+  const RelationSlots& sl = *slots;
+  Tensor out({sl.size(), c});  // [S, C]
+  {
+    const float* hd = hv.data();
+    const float* cd = cv.data();
+    float* o = out.data();
+    parallel_for_blocks(sl.size(), kSlotBlock, [&](int64_t lo, int64_t hi) {
+      for (int64_t s = lo; s < hi; ++s) {
+        const float* row = hd + sl.node[s] * b * c;  // [B, C]
+        const float* mix = cd + sl.relation[s] * b;  // [B]
+        for (int64_t q = 0; q < c; q += kLanes) {
+          if (c - q >= kLanes) {
+            mix_rows<kLanes>(mix, row + q, b, c, o + s * c + q);
+          } else {
+            mix_rows<1>(mix, row + q, b, c, o + s * c + q, c - q);
+          }
+        }
+      }
+    });
+  }
+  return Var::from_op(std::move(out), {h, comp}, [h, comp, slots, b, c](const Tensor&, const Tensor& gy) {
+    const RelationSlots& sl = *slots;
+    const float* g = gy.data();  // [S, C]
+    if (h.requires_grad()) {  // dh[node, block k] += comp[r, k] dy[slot], each node's slots in order
+      const float* cd = comp.value().data();
+      float* gh = h.grad_mut().data();
+      parallel_for_blocks(sl.num_nodes, kSlotBlock, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          for (int64_t s = sl.node_indptr[i]; s < sl.node_indptr[i + 1]; ++s) {
+            const float* mix = cd + sl.relation[s] * b;
+            for (int64_t k = 0; k < b; ++k) axpy(mix[k], g + s * c, gh + (i * b + k) * c, c);
+          }
+        }
+      });
+    }
+    if (comp.requires_grad()) {  // dcomp[r, k] += sum over r's slots of dy[slot] . h[node, block k]
+      // Each relation's slots (in by_relation order) are cut into chunks of kSlotBlock, so a
+      // relation holding most slots is still split; a chunk sums dy[slot] * h[node] elementwise
+      // into its own [B, C] (vector FMAs, no horizontal sum per slot), then each relation adds
+      // its chunks and columns in double, in order.
+      std::vector<int64_t> chunk_start, chunk_end;  // ranges of by_relation
+      for (int64_t r = 0; r < sl.num_relations; ++r) {
+        for (int64_t p = sl.relation_indptr[r]; p < sl.relation_indptr[r + 1]; p += kSlotBlock) {
+          chunk_start.push_back(p);
+          chunk_end.push_back(std::min(p + kSlotBlock, sl.relation_indptr[r + 1]));
+        }
+      }
+      const int64_t n_chunks = static_cast<int64_t>(chunk_start.size());
+      Tensor partial({n_chunks, b * c});  // [chunks, B * C]
+      const float* hd = h.value().data();
+      float* pd = partial.data();
+      parallel_for(0, n_chunks, [&](int64_t j) {
+        float* acc = pd + j * b * c;
+        for (int64_t p = chunk_start[j]; p < chunk_end[j]; ++p) {
+          const int64_t s = sl.by_relation[p];
+          const float* row = hd + sl.node[s] * b * c;  // [B, C]
+          const float* gs = g + s * c;                 // [C]
+          for (int64_t k = 0; k < b; ++k) {
+#pragma omp simd
+            for (int64_t q = 0; q < c; ++q) acc[k * c + q] += gs[q] * row[k * c + q];
+          }
+        }
+      });
+      float* gc = comp.grad_mut().data();
+      int64_t j = 0;
+      for (int64_t r = 0; r < sl.num_relations; ++r) {
+        std::vector<double> total(static_cast<std::size_t>(b), 0.0);
+        for (; j < n_chunks && chunk_start[j] < sl.relation_indptr[r + 1]; ++j) {
+          for (int64_t k = 0; k < b; ++k) {
+            for (int64_t q = 0; q < c; ++q) total[k] += pd[(j * b + k) * c + q];
+          }
+        }
+        for (int64_t k = 0; k < b; ++k) gc[r * b + k] += static_cast<float>(total[k]);
+      }
+    }
   });
 }
 

@@ -21,8 +21,25 @@ Var RelationWeights::full_weight() const {
   return ops::reshape(ops::permute(mixed, {0, 2, 1}), {in, relations * width});  // [in, R * width]
 }
 
+bool RelationWeights::bases_first(const NodeFeatures& x, const ops::RelationSlots& slots) const {
+  if (bases == 0) return false;
+  int64_t nnz = 0, slot_nnz = 0;  // non-zeros of x, and of the rows the slots read
+  if (x.is_sparse()) {
+    const auto& indptr = x.sparse->indptr();
+    nnz = x.sparse->nnz();
+    for (int64_t node : slots.node) slot_nnz += indptr[node + 1] - indptr[node];
+  } else {
+    nnz = x.rows() * x.cols();
+    slot_nnz = slots.size() * x.cols();
+  }
+  return (nnz + slots.size()) * bases < in * relations * bases + slot_nnz;
+}
+
 Var RelationWeights::project_slots(const NodeFeatures& x,
                                    std::shared_ptr<const ops::RelationSlots> slots) const {
+  if (bases_first(x, *slots)) {
+    return ops::slot_basis_combine(project(x, basis), comp, std::move(slots));  // [S, width]
+  }
   const Var w = full_weight();  // [in, R * width]
   return x.is_sparse() ? ops::slot_matmul(x.sparse, w, std::move(slots))
                        : ops::slot_matmul(x.dense, w, std::move(slots));  // [S, width]

@@ -40,4 +40,13 @@ Var slot_matmul(const Var& x, const Var& w, std::shared_ptr<const RelationSlots>
 Var slot_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w,
                 std::shared_ptr<const RelationSlots> slots);
 
+/// Basis decomposition evaluated per slot (Schlichtkrull et al. 2018, Eq. 3, with the bases
+/// applied first): out[s] = sum_b comp[relation[s], b] h[node[s], block b] for h [N, B * C]
+/// (column block b is x V_b) and comp [R, B] -> [S, C]. Costs S * B * C, against
+/// F * R * B * C for building every W_r; on featureless nodes h is the basis itself.
+/// Forward parallel over fixed blocks of slots; backward dh over fixed blocks of nodes (each
+/// node's slots in order), dcomp over fixed chunks of each relation's slots (summed in double,
+/// in order, per relation): bit-identical for any thread count.
+Var slot_basis_combine(const Var& h, const Var& comp, std::shared_ptr<const RelationSlots> slots);
+
 }  // namespace attend::ops

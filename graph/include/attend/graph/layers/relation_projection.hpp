@@ -29,8 +29,16 @@ struct RelationWeights {
   /// W [in, R * width]: `weight` itself, or with bases W_r = sum_b comp[r, b] V_b, one
   /// product of cost in * width * B * R.
   Var full_weight() const;
-  /// x[node] W_relation for every slot: [S, width] (ops::slot_matmul), so the cost follows
-  /// the slots the graph uses, not N * R.
+  /// Whether project_slots takes the bases first for this input: with bases, when
+  /// (nnz(x) + S) * B, the multiply-adds (in units of width) of x V_b for every node and then
+  /// a mix of B rows per slot, is below in * R * B + sum over slots of nnz(x[node]), those of
+  /// full_weight and then a row of x times W_r per slot. On featureless nodes (the sparse
+  /// identity, nnz = in = N) it holds unless nearly all N * R pairs are slots; on narrow
+  /// dense hidden features (N * F >> F * R) it fails.
+  bool bases_first(const NodeFeatures& x, const ops::RelationSlots& slots) const;
+  /// x[node] W_relation for every slot: [S, width], so the cost follows the slots the graph
+  /// uses, not N * R. Either ops::slot_basis_combine(x V, comp) (when bases_first) or
+  /// ops::slot_matmul(x, full_weight()); the two differ only in float summation order.
   Var project_slots(const NodeFeatures& x, std::shared_ptr<const ops::RelationSlots> slots) const;
 };
 
