@@ -335,8 +335,8 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
       ->check(CLI::Range(0.0, 1.0));
   predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->capture_default_str();
   predict->add_option("--value-states", p->value_states,
-                      "factored: states of the value matrices, 21 (gap included, the default) or 20 (amino "
-                      "acids only; no couplings to gaps)")
+                      "factored: states of the value matrices, 20 (amino acids only, no couplings to gaps; the "
+                      "default) or 21 (gap included)")
       ->check(CLI::IsMember({20, 21}));
   predict->add_option("--score-at-iterations", p->score_at_iterations,
                       "factored: also report the precision after these iterations (the scores a fit with that "

@@ -127,7 +127,9 @@ TEST_CASE("contacts predict --value-states and --score-at-iterations (factored)"
   // A snapshot is the precision of the fit stopped there.
   REQUIRE(predict("four", {"--truth", truth, "--value-states", "20", "--max-iterations", "4"}).code == 0);
   CHECK(read_json(tmp.path() / "four.json")["precision"] == j["snapshots"][1]["precision"]);
-  REQUIRE(predict("gap", {"--max-iterations", "2"}).code == 0);
+  REQUIRE(predict("default", {"--max-iterations", "2"}).code == 0);
+  CHECK(read_json(tmp.path() / "default.json")["parameters"]["value_states"] == 20);
+  REQUIRE(predict("gap", {"--max-iterations", "2", "--value-states", "21"}).code == 0);
   CHECK(read_json(tmp.path() / "gap.json")["parameters"]["value_states"] == 21);
 
   CHECK(predict("bad", {"--value-states", "19"}).code != 0);
