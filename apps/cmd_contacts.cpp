@@ -48,6 +48,8 @@ struct PredictArgs {
   double tolerance = -1.0;
   double max_sequence_gaps = -1.0, max_column_gaps = -1.0;
   uint64_t seed = 0;
+  int value_states = 0;
+  std::vector<int> score_at_iterations;
 };
 
 /// The knobs both methods share, applied over the method's defaults (negative: keep them).
@@ -186,6 +188,10 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   prediction.method = a.method;
   bio::PottsResult result;
   if (a.heads < 0 || a.max_iterations < 0) throw InputError("--heads and --max-iterations must be positive");
+  if (!a.score_at_iterations.empty() && (a.method != "factored" || !truth)) {
+    throw InputError("--score-at-iterations needs --method factored and a truth (--truth or --pdb)");
+  }
+  nlohmann::json snapshots = nlohmann::json::array();  // factored: precision after the --score-at-iterations
   const bool stored = features.scores.numel() > 0 && features.scores_method == "potts";
   if (a.method != "factored" && stored) {  // the fit recorded in the alignment file
     result.scores = features.scores;
@@ -205,9 +211,14 @@ int run_predict(const PredictArgs& a, Context& ctx) {
     bio::FactoredOptions options;
     apply_common_options(a, options);
     if (a.heads > 0) options.n_heads = a.heads;
+    if (a.value_states > 0) options.value_states = a.value_states;
     options.seed = a.seed;
+    options.snapshot_iterations = a.score_at_iterations;
     FitProgress progress(options.optimizer.max_iterations, 5, a.quiet, ctx.err);
-    result = bio::predict_contacts_factored(alignment, options, progress.callback());
+    const auto snapshot = [&](int iteration, const Tensor& scores) {
+      snapshots.push_back({{"iteration", iteration}, {"precision", precision_json(bio::evaluate_contacts(scores, *truth))}});
+    };
+    result = bio::predict_contacts_factored(alignment, options, progress.callback(), snapshot);
     progress.finish();
     prediction.parameters = bio::factored_parameters(options, result);
   }
@@ -255,6 +266,13 @@ int run_predict(const PredictArgs& a, Context& ctx) {
     print_precision(p, ctx.out);
     json["precision"] = precision_json(p);
   }
+  for (const nlohmann::json& s : snapshots) {
+    const nlohmann::json& r = s["precision"]["long"];
+    ctx.out << "after " << s["iteration"].get<int>() << " iterations: long-range P@L/5 " << std::fixed
+            << std::setprecision(3) << r["P@L/5"].get<double>() << ", P@L/2 " << r["P@L/2"].get<double>() << '\n';
+    ctx.out.unsetf(std::ios::floatfield);
+  }
+  if (!snapshots.empty()) json["snapshots"] = snapshots;
   if (!a.json.empty()) write_json_file(a.json, json);
   return 0;
 }
@@ -316,6 +334,15 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
                       "(default 1: keep all)")
       ->check(CLI::Range(0.0, 1.0));
   predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->capture_default_str();
+  predict->add_option("--value-states", p->value_states,
+                      "factored: states of the value matrices, 20 (amino acids only, no couplings to gaps; the "
+                      "default) or 21 (gap included)")
+      ->check(CLI::IsMember({20, 21}));
+  predict->add_option("--score-at-iterations", p->score_at_iterations,
+                      "factored: also report the precision after these iterations (the scores a fit with that "
+                      "--max-iterations gives; needs --truth or --pdb)")
+      ->delimiter(',')
+      ->type_name("N,...");
   predict->add_flag("--quiet", p->quiet, "No progress line");
 
   auto e = std::make_shared<EvalArgs>();

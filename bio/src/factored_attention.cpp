@@ -11,8 +11,8 @@
 #include "attend/bio/pseudo_likelihood.hpp"
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/gemm.hpp"
 #include "attend/core/ops/dense_attention.hpp"
-#include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/random.hpp"
 #include "fitted_scores.hpp"
@@ -25,15 +25,15 @@ constexpr int kS = kNumStates;
 constexpr int kF = PottsObjective::kFieldStates;
 
 // The parameters of one fit as leaves of the tape, and their place in the flat L-BFGS vector:
-// fields [L, 20], query [1, H, L, d], key [1, H, L, d], value [H, 21, 21], in that order.
+// fields [L, 20], query [1, H, L, d], key [1, H, L, d], value [H, S, S], in that order.
 struct FactoredParameters {
   Var fields, query, key, value;
 
   std::vector<Var> all() const { return {fields, query, key, value}; }
 
-  static FactoredParameters make(int64_t L, int64_t H, int64_t d) {
+  static FactoredParameters make(int64_t L, int64_t H, int64_t d, int64_t S) {
     return {Var(Tensor({L, kF}), true), Var(Tensor({1, H, L, d}), true), Var(Tensor({1, H, L, d}), true),
-            Var(Tensor({H, kS, kS}), true)};
+            Var(Tensor({H, S, S}), true)};
   }
   int64_t size() const {
     int64_t n = 0;
@@ -59,13 +59,11 @@ struct FactoredParameters {
 
 }  // namespace
 
-Var factored_couplings(const Var& query, const Var& key, const Var& value) {
+Var factored_attention(const Var& query, const Var& key) {
   ATTEND_CHECK(query.value().rank() == 4 && query.dim(0) == 1 && query.shape() == key.shape(),
                "query and key must both be [1, H, L, d], got " << shape_to_string(query.shape()) << " and "
                                                               << shape_to_string(key.shape()));
   const int64_t H = query.dim(1), L = query.dim(2);
-  ATTEND_CHECK(value.shape() == (Shape{H, kS, kS}),
-               "value must be [" << H << ", 21, 21], got " << shape_to_string(value.shape()));
   constexpr float kInf = std::numeric_limits<float>::infinity();
   Tensor diagonal({1, 1, L, L});  // [1, 1, L, L]: -inf on i == j
   Tensor identity({1, H, L, L});  // [1, H, L, L]: values e_j, so the output row i is A[i, :]
@@ -75,18 +73,40 @@ Var factored_couplings(const Var& query, const Var& key, const Var& value) {
   ops::DenseAttentionOptions options;
   options.biases = {Var(std::move(diagonal))};
   const Var attention = ops::dense_attention(query, key, Var(std::move(identity)), options);  // [1, H, L, L]
-  const Var per_pair = ops::reshape(ops::permute(attention, {0, 2, 3, 1}), {L * L, H});  // [L * L, H]
-  const Var w = ops::matmul(per_pair, ops::reshape(value, {H, kS * kS}));               // [L * L, 441]
-  return ops::reshape(w, {L, L, kS, kS});                                               // [L, L, 21, 21]
+  return ops::reshape(ops::permute(attention, {0, 2, 3, 1}), {L * L, H});                     // [L * L, H]
+}
+
+Tensor factored_couplings(const Tensor& query, const Tensor& key, const Tensor& value) {
+  NoGradGuard no_grad;
+  const Tensor mixing = factored_attention(Var(query), Var(key)).value();  // [L * L, H]
+  const int64_t H = query.dim(1), L = query.dim(2);
+  ATTEND_CHECK(value.rank() == 3 && value.dim(0) == H && value.dim(1) == value.dim(2) &&
+                   (value.dim(1) == kS || value.dim(1) == kNumAminoAcids),
+               "value must be [" << H << ", 21, 21] or [" << H << ", 20, 20], got " << shape_to_string(value.shape()));
+  const int64_t S = value.dim(1);
+  Tensor w({L, L, kS, kS});  // [L, L, 21, 21]
+  if (S == kS) {
+    gemm(false, false, L * L, kS * kS, H, 1.0f, mixing.data(), H, value.data(), kS * kS, 0.0f, w.data(), kS * kS);
+    return w;
+  }
+  Tensor amino({L * L, S * S});  // [L * L, 400], then padded with the gap row and column
+  gemm(false, false, L * L, S * S, H, 1.0f, mixing.data(), H, value.data(), S * S, 0.0f, amino.data(), S * S);
+  for (int64_t p = 0; p < L * L; ++p)
+    for (int64_t a = 0; a < S; ++a)
+      std::copy_n(amino.data() + (p * S + a) * S, S, w.data() + (p * kS + a) * kS);
+  return w;
 }
 
 PottsResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options,
-                                      const PottsProgressCallback& progress) {
+                                      const PottsProgressCallback& progress, const FactoredSnapshotCallback& snapshot) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   if (options.n_heads < 1 || options.c_hidden < 1) {
     throw InputError("factored attention needs at least one head and c_hidden >= 1");
+  }
+  if (options.value_states != kS && options.value_states != kNumAminoAcids) {
+    throw InputError("factored attention value states must be 20 or 21, got " + std::to_string(options.value_states));
   }
 
   FilteredAlignment filtered = filter_alignment(alignment, options.filter);
@@ -106,7 +126,7 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
   PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
 
   const int64_t L = a.length, H = options.n_heads, d = options.c_hidden;
-  FactoredParameters params = FactoredParameters::make(L, H, d);
+  FactoredParameters params = FactoredParameters::make(L, H, d, options.value_states);
   std::vector<float> x(static_cast<std::size_t>(params.size()), 0.0f);
   {
     const std::vector<float> potts_start = objective.initial_parameters();  // fields first
@@ -116,17 +136,41 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
     for (auto it = x.begin() + L * kF; it != qk_end; ++it) *it = static_cast<float>(options.init_std) * rng.normal();
   }
 
+  // Scores of the fit at x: the symmetric part J that the pseudo-likelihood saw, its
+  // Frobenius norms, APC, in input numbering.
+  const auto score = [&](const float* x_at) {
+    params.load(x_at);
+    const Tensor couplings = factored_couplings(params.query.value(), params.key.value(),
+                                                params.value.value());  // [L, L, 21, 21]
+    Tensor symmetric({L, L, kS, kS});  // [L, L, 21, 21]
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < L; ++j) {
+        const float* w_ij = couplings.data() + (i * L + j) * kS * kS;
+        const float* w_ji = couplings.data() + (j * L + i) * kS * kS;
+        float* out = symmetric.data() + (i * L + j) * kS * kS;
+        for (int p = 0; p < kS; ++p)
+          for (int q = 0; q < kS; ++q) out[p * kS + q] = 0.5f * (w_ij[p * kS + q] + w_ji[q * kS + p]);
+      }
+    const Tensor fitted = average_product_correction(coupling_norms(symmetric));
+    return detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
+  };
+
+  PseudoLikelihoodWorkspace workspace;
   const LbfgsObjective f = [&](const float* v, float* g) {
     params.load(v);
     double value = 0.0;
-    Var loss = potts_pseudo_likelihood(objective, params.fields,
-                                       factored_couplings(params.query, params.key, params.value), &value);
+    Var loss = mixture_pseudo_likelihood(objective, params.fields, factored_attention(params.query, params.key),
+                                         params.value, workspace, &value);
     loss.backward();
     params.store_grad(g);
     return value;
   };
   const LbfgsCallback callback = [&](const LbfgsProgress& p) {
     if (progress) progress({p.iteration, p.evaluations, p.objective, p.gradient_norm, elapsed()});
+    if (snapshot && std::find(options.snapshot_iterations.begin(), options.snapshot_iterations.end(),
+                              p.iteration) != options.snapshot_iterations.end()) {
+      snapshot(p.iteration, score(p.x));
+    }
     return true;
   };
   const LbfgsResult fit = lbfgs_minimize(x, f, options.optimizer, callback);
@@ -134,25 +178,7 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
   result.iterations = fit.iterations;
   result.evaluations = fit.evaluations;
   result.objective = fit.objective;
-
-  Tensor couplings;
-  {
-    NoGradGuard no_grad;
-    params.load(x.data());
-    couplings = factored_couplings(params.query, params.key, params.value).value();  // [L, L, 21, 21]
-  }
-  // Score the symmetric part J that the pseudo-likelihood saw.
-  Tensor symmetric({L, L, kS, kS});  // [L, L, 21, 21]
-  for (int64_t i = 0; i < L; ++i)
-    for (int64_t j = 0; j < L; ++j) {
-      const float* w_ij = couplings.data() + (i * L + j) * kS * kS;
-      const float* w_ji = couplings.data() + (j * L + i) * kS * kS;
-      float* out = symmetric.data() + (i * L + j) * kS * kS;
-      for (int p = 0; p < kS; ++p)
-        for (int q = 0; q < kS; ++q) out[p * kS + q] = 0.5f * (w_ij[p * kS + q] + w_ji[q * kS + p]);
-    }
-  const Tensor fitted = average_product_correction(coupling_norms(symmetric));
-  result.scores = detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
+  result.scores = score(x.data());  // [L, L]
   result.seconds = elapsed();
   return result;
 }
@@ -161,6 +187,7 @@ nlohmann::json factored_parameters(const FactoredOptions& options, const PottsRe
   nlohmann::json j = detail::pseudo_likelihood_parameters(options, result);
   j["n_heads"] = options.n_heads;
   j["c_hidden"] = options.c_hidden;
+  j["value_states"] = options.value_states;
   j["init_std"] = options.init_std;
   j["seed"] = options.seed;
   return j;

@@ -104,6 +104,40 @@ TEST_CASE("contacts predict writes the four files and the precision table", "[ap
                               "factored.mat", "factored.rr", "factored.png", "factored.json"});
 }
 
+TEST_CASE("contacts predict --value-states and --score-at-iterations (factored)", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string msa = write_alignment(tmp.path() / "tiny.aln").string();
+  const std::string truth = write_truth(tmp.path() / "truth.tsv").string();
+  const auto predict = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"contacts", "predict", "--msa", msa, "--method", "factored", "--out",
+                                     (tmp.path() / name).string(), "--json", (tmp.path() / (name + ".json")).string(),
+                                     "--quiet", "--tolerance", "0", "--heads", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  const Result r = predict("snap", {"--truth", truth, "--value-states", "20", "--max-iterations", "6",
+                                    "--score-at-iterations", "2,4"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("after 2 iterations: long-range P@L/5") != std::string::npos);
+  const nlohmann::json j = read_json(tmp.path() / "snap.json");
+  CHECK(j["parameters"]["value_states"] == 20);
+  REQUIRE(j["snapshots"].size() == 2);
+  CHECK(j["snapshots"][1]["iteration"] == 4);
+  // A snapshot is the precision of the fit stopped there.
+  REQUIRE(predict("four", {"--truth", truth, "--value-states", "20", "--max-iterations", "4"}).code == 0);
+  CHECK(read_json(tmp.path() / "four.json")["precision"] == j["snapshots"][1]["precision"]);
+  REQUIRE(predict("default", {"--max-iterations", "2"}).code == 0);
+  CHECK(read_json(tmp.path() / "default.json")["parameters"]["value_states"] == 20);
+  REQUIRE(predict("gap", {"--max-iterations", "2", "--value-states", "21"}).code == 0);
+  CHECK(read_json(tmp.path() / "gap.json")["parameters"]["value_states"] == 21);
+
+  CHECK(predict("bad", {"--value-states", "19"}).code != 0);
+  CHECK(predict("notruth", {"--score-at-iterations", "2"}).code != 0);
+  CHECK(run({"contacts", "predict", "--msa", msa, "--out", (tmp.path() / "potts").string(), "--truth", truth,
+             "--score-at-iterations", "2"}).code != 0);
+}
+
 TEST_CASE("contacts predict applies the gap filters and the convergence options", "[apps]") {
   attend::testing::TempDir tmp;
   const fs::path msa = write_alignment(tmp.path() / "gappy.aln");

@@ -10,6 +10,7 @@
 #include "attend/bio/contact_truth.hpp"
 #include "attend/bio/factored_attention.hpp"
 #include "attend/bio/pseudo_likelihood.hpp"
+#include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
 #include "grad_check.hpp"
@@ -39,33 +40,38 @@ Alignment random_alignment(int64_t n, int64_t L, uint64_t seed) {
 TEST_CASE("factored couplings equal sum_h softmax(Q K^T / sqrt(d)) V_h with the diagonal masked", "[bio]") {
   const int64_t H = 3, L = 6, d = 4;
   const Tensor q = random_tensor({1, H, L, d}, 1), k = random_tensor({1, H, L, d}, 2);
-  const Tensor v = random_tensor({H, kNumStates, kNumStates}, 3);
-  const Tensor w = factored_couplings(Var(q), Var(k), Var(v)).value();
-  REQUIRE(w.shape() == (Shape{L, L, kNumStates, kNumStates}));
-  for (int64_t i = 0; i < L; ++i) {
-    for (int64_t j = 0; j < L; ++j) {
-      double ref[kNumStates][kNumStates] = {};
-      for (int64_t h = 0; h < H; ++h) {
-        std::vector<double> logit(static_cast<std::size_t>(L));
-        double z = 0.0;
-        for (int64_t m = 0; m < L; ++m) {
-          double s = 0.0;
-          for (int64_t c = 0; c < d; ++c) s += double(q.at({0, h, i, c})) * k.at({0, h, m, c});
-          logit[m] = m == i ? 0.0 : std::exp(s / std::sqrt(double(d)));
-          z += logit[m];
+  for (const int S : {kNumStates, kNumAminoAcids}) {
+    INFO("value states " << S);
+    const Tensor v = random_tensor({H, S, S}, 3);
+    const Tensor w = factored_couplings(q, k, v);
+    REQUIRE(w.shape() == (Shape{L, L, kNumStates, kNumStates}));
+    for (int64_t i = 0; i < L; ++i) {
+      for (int64_t j = 0; j < L; ++j) {
+        double ref[kNumStates][kNumStates] = {};
+        for (int64_t h = 0; h < H; ++h) {
+          std::vector<double> logit(static_cast<std::size_t>(L));
+          double z = 0.0;
+          for (int64_t m = 0; m < L; ++m) {
+            double s = 0.0;
+            for (int64_t c = 0; c < d; ++c) s += double(q.at({0, h, i, c})) * k.at({0, h, m, c});
+            logit[m] = m == i ? 0.0 : std::exp(s / std::sqrt(double(d)));
+            z += logit[m];
+          }
+          const double att = logit[j] / z;
+          for (int a = 0; a < S; ++a)
+            for (int b = 0; b < S; ++b) ref[a][b] += att * v.at({h, a, b});
         }
-        const double att = logit[j] / z;
-        for (int a = 0; a < kNumStates; ++a)
-          for (int b = 0; b < kNumStates; ++b) ref[a][b] += att * v.at({h, a, b});
+        for (int a = 0; a < kNumStates; a += 4)
+          for (int b = 0; b < kNumStates; b += 5) CHECK(w.at({i, j, a, b}) == Approx(ref[a][b]).margin(1e-5));
+        for (int a = 0; a < kNumStates; ++a) CHECK(w.at({i, j, a, kNumStates - 1}) == Approx(ref[a][kNumStates - 1]).margin(1e-5));
       }
-      for (int a = 0; a < kNumStates; a += 5)
-        for (int b = 0; b < kNumStates; b += 4) CHECK(w.at({i, j, a, b}) == Approx(ref[a][b]).margin(1e-5));
     }
   }
 }
 
-TEST_CASE("the pseudo-likelihood op equals PottsObjective on symmetric couplings", "[bio]") {
-  const Alignment a = random_alignment(9, 5, 4);
+TEST_CASE("the mixture pseudo-likelihood op equals PottsObjective on symmetric couplings", "[bio]") {
+  const int64_t L = 5;
+  const Alignment a = random_alignment(9, L, 4);
   std::vector<float> weights(9);
   for (std::size_t n = 0; n < weights.size(); ++n) weights[n] = 0.3f + 0.1f * static_cast<float>(n);
   PottsObjective objective(a, weights, {0.01, 0.5});
@@ -75,38 +81,88 @@ TEST_CASE("the pseudo-likelihood op equals PottsObjective on symmetric couplings
   std::vector<float> grad(x.size());
   const double f = objective.evaluate(x.data(), grad.data());
 
-  Tensor h({5, 20});
-  for (int64_t i = 0; i < 5; ++i)
+  Tensor h({L, 20});
+  for (int64_t i = 0; i < L; ++i)
     for (int c = 0; c < 20; ++c) h[i * 20 + c] = x[objective.field_index(i, c)];
-  Var fields(h, true), couplings(objective.couplings(x.data()), true);
-  double value = 0.0;
-  Var loss = potts_pseudo_likelihood(objective, fields, couplings, &value);
-  CHECK(value == f);
+  // One head per pair (one-hot mixing), so the value matrices are the couplings W themselves.
+  Tensor mixing({L * L, L * L});  // [L * L, H = L * L]
+  for (int64_t p = 0; p < L * L; ++p) mixing[p * L * L + p] = 1.0f;
+  Tensor w = objective.couplings(x.data());  // [L, L, 21, 21], symmetric
+  Var fields(h, true), mix(mixing, true), value(w.reshaped({L * L, kNumStates, kNumStates}), true);
+  PseudoLikelihoodWorkspace workspace;
+  double f_op = 0.0;
+  Var loss = mixture_pseudo_likelihood(objective, fields, mix, value, workspace, &f_op);
+  CHECK(f_op == f);
   loss.backward();
-  for (int64_t i = 0; i < 5; ++i)
+  for (int64_t i = 0; i < L; ++i)
     for (int c = 0; c < 20; ++c) CHECK(fields.grad()[i * 20 + c] == grad[objective.field_index(i, c)]);
-  // dW_ij + dW_ji^T is the gradient of the pair's one parameter block.
-  for (int64_t i = 0; i < 5; ++i)
-    for (int64_t j = i + 1; j < 5; ++j)
+  // dW_ij + dW_ji^T is the gradient of the pair's one parameter block; the diagonal gets none.
+  const Tensor& dw = value.grad();  // [L * L, 21, 21]
+  for (int64_t i = 0; i < L; ++i) {
+    for (int s = 0; s < kNumStates; ++s) CHECK(dw.at({i * L + i, s, s}) == 0.0f);
+    for (int64_t j = i + 1; j < L; ++j)
       for (int s = 0; s < kNumStates; s += 3)
         for (int t = 0; t < kNumStates; t += 2) {
-          const float sum = couplings.grad().at({i, j, s, t}) + couplings.grad().at({j, i, t, s});
+          const float sum = dw.at({i * L + j, s, t}) + dw.at({j * L + i, t, s});
           CHECK(sum == Approx(grad[objective.coupling_index(i, j, s, t)]).margin(1e-6));
         }
+  }
+  // The same workspace serves the next evaluation (here at other couplings) and gives what a
+  // fresh one gives.
+  Var value2(random_tensor({L * L, kNumStates, kNumStates}, 9), true);
+  PseudoLikelihoodWorkspace fresh;
+  double reused = 0.0, first = 0.0;
+  Var l1 = mixture_pseudo_likelihood(objective, Var(h), Var(mixing), value2, workspace, &reused);
+  l1.backward();
+  const Tensor g_reused = value2.grad();
+  value2.zero_grad();
+  Var l2 = mixture_pseudo_likelihood(objective, Var(h), Var(mixing), value2, fresh, &first);
+  l2.backward();
+  CHECK(reused == first);
+  CHECK(bitwise_equal(g_reused, value2.grad()));
 }
 
 TEST_CASE("factored attention pseudo-likelihood passes the finite-difference gradient check", "[bio][grad]") {
   const int64_t L = 5, H = 2, d = 3;
   const Alignment a = random_alignment(6, L, 11);
   PottsObjective objective(a, std::vector<float>(6, 0.25f), {0.01, 0.3});
+  PseudoLikelihoodWorkspace workspace;
   const auto f = [&](const std::vector<Var>& in) {
-    return potts_pseudo_likelihood(objective, in[0], factored_couplings(in[1], in[2], in[3]));
+    return mixture_pseudo_likelihood(objective, in[0], factored_attention(in[1], in[2]), in[3], workspace);
   };
-  const attend::testing::GradCheckResult r =
-      check_gradients(f, {random_tensor({L, 20}, 1), random_tensor({1, H, L, d}, 2), random_tensor({1, H, L, d}, 3),
-                          random_tensor({H, kNumStates, kNumStates}, 4, -2.0f, 2.0f)});
-  INFO(r.report);
-  CHECK(r.ok);
+  for (const int S : {kNumStates, kNumAminoAcids}) {
+    INFO("value states " << S);
+    const attend::testing::GradCheckResult r =
+        check_gradients(f, {random_tensor({L, 20}, 1), random_tensor({1, H, L, d}, 2), random_tensor({1, H, L, d}, 3),
+                            random_tensor({H, S, S}, 4, -2.0f, 2.0f)});
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("20-state values leave the gap out of the couplings: equal to 21 states with a zero gap row and column", "[bio]") {
+  const int64_t L = 5, H = 2, d = 3;
+  const Alignment a = random_alignment(7, L, 12);
+  PottsObjective objective(a, std::vector<float>(7, 0.5f), {0.01, 0.3});
+  const Tensor h = random_tensor({L, 20}, 5), q = random_tensor({1, H, L, d}, 6), k = random_tensor({1, H, L, d}, 7);
+  const Tensor v20 = random_tensor({H, kNumAminoAcids, kNumAminoAcids}, 8);
+  Tensor v21({H, kNumStates, kNumStates});  // v20 padded with a zero gap row and column
+  for (int64_t hd = 0; hd < H; ++hd)
+    for (int s = 0; s < kNumAminoAcids; ++s)
+      for (int t = 0; t < kNumAminoAcids; ++t) v21[(hd * kNumStates + s) * kNumStates + t] = v20.at({hd, s, t});
+  PseudoLikelihoodWorkspace workspace;
+  Var value20(v20, true), value21(v21, true);
+  double f20 = 0.0, f21 = 0.0;
+  Var l20 = mixture_pseudo_likelihood(objective, Var(h), factored_attention(Var(q), Var(k)), value20, workspace, &f20);
+  l20.backward();
+  Var l21 = mixture_pseudo_likelihood(objective, Var(h), factored_attention(Var(q), Var(k)), value21, workspace, &f21);
+  l21.backward();
+  CHECK(f20 == Approx(f21).epsilon(1e-6));
+  for (int64_t hd = 0; hd < H; ++hd)
+    for (int s = 0; s < kNumAminoAcids; ++s)
+      for (int t = 0; t < kNumAminoAcids; ++t)
+        CHECK(value20.grad().at({hd, s, t}) == Approx(value21.grad().at({hd, s, t})).margin(1e-5));
+  CHECK(bitwise_equal(factored_couplings(q, k, v20), factored_couplings(q, k, v21)));
 }
 
 TEST_CASE("factored attention recovers planted couplings from a Gibbs-sampled alignment", "[bio]") {
@@ -155,6 +211,36 @@ TEST_CASE("factored attention predictions are bit-identical for 1 and 2 threads"
   // Another seed starts elsewhere.
   options.seed = 1;
   CHECK_FALSE(bitwise_equal(predict_contacts_factored(a, options).scores, one.scores));
+}
+
+TEST_CASE("factored snapshots equal the fits stopped at those iterations, for 20- and 21-state values", "[bio]") {
+  const Alignment a = attend::testing::sample_alignment(attend::testing::planted_model(7), 300, 8);
+  for (const int S : {kNumAminoAcids, kNumStates}) {
+    INFO("value states " << S);
+    FactoredOptions options;
+    options.n_heads = 4;
+    options.c_hidden = 8;
+    options.value_states = S;
+    options.optimizer.max_iterations = 9;
+    options.snapshot_iterations = {3, 6, 100};
+    std::vector<std::pair<int, Tensor>> snapshots;
+    const PottsResult full = predict_contacts_factored(a, options, {}, [&](int iteration, const Tensor& scores) {
+      snapshots.emplace_back(iteration, scores);
+    });
+    REQUIRE(snapshots.size() == 2);
+    CHECK(factored_parameters(options, full)["value_states"] == S);
+    options.snapshot_iterations.clear();
+    for (const auto& [iteration, scores] : snapshots) {
+      options.optimizer.max_iterations = iteration;
+      const PottsResult stopped = predict_contacts_factored(a, options);
+      CHECK(stopped.iterations == iteration);
+      CHECK(bitwise_equal(stopped.scores, scores));
+    }
+    CHECK_FALSE(bitwise_equal(full.scores, snapshots.back().second));
+  }
+  FactoredOptions bad;
+  bad.value_states = 19;
+  CHECK_THROWS_AS(predict_contacts_factored(a, bad), InputError);
 }
 
 TEST_CASE("factored attention on the shipped 1atzA reaches long-range P@L/5 >= 0.6", "[bio][slow]") {

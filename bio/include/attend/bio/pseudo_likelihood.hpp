@@ -1,24 +1,41 @@
 #pragma once
-/// The weighted Potts pseudo-likelihood of potts_model.hpp as an autodiff op, so that models
-/// which build their couplings from other parameters (factored attention) are fitted by the
-/// same objective, with its gradient flowing back through the tape.
+/// The weighted Potts pseudo-likelihood of potts_model.hpp as an autodiff op, for models that
+/// build their couplings as a low-rank mixture of value matrices (factored attention), so that
+/// they are fitted by the same objective with its gradient flowing back through the tape.
+
+#include <vector>
 
 #include "attend/bio/potts_model.hpp"
 #include "attend/core/autodiff.hpp"
 
 namespace attend::bio {
 
-/// f = PottsObjective::evaluate at fields h = `fields` [L, 20] and couplings J given by the
-/// symmetric part of `couplings` W [L, L, 21, 21]: J_ij(a, b) = (W_ij(a, b) + W_ji(b, a)) / 2
-/// for i < j (diagonal blocks of W are ignored). For a symmetric W (as
-/// PottsObjective::couplings returns) this is exactly the objective at those couplings; the
+/// Buffers of `mixture_pseudo_likelihood` kept from one evaluation to the next (an L-BFGS fit
+/// evaluates hundreds of times; fresh [L, L, 21, 21]-sized buffers each time cost ~15 % of a
+/// factored fit in page faults). Sized on first use; one workspace serves one evaluation at a
+/// time (forward then backward) and must outlive the backward pass.
+struct PseudoLikelihoodWorkspace {
+  /// W [L * L, S * S] in the forward, its gradient dW in the backward.
+  std::vector<float> couplings;
+  /// The objective's flat parameters (fields, then J for i < j) and their gradient.
+  std::vector<float> parameters, gradient;
+};
+
+/// f = PottsObjective::evaluate at fields h = `fields` [L, 20] and couplings given by the
+/// mixture W = `mixing` [L * L, H] x `value` [H, S, S] (row i * L + j of `mixing` weighs the
+/// heads for the pair (i, j): W_ij = sum_h mixing[i * L + j, h] V_h), S = 21 (every state) or
+/// S = 20 (value matrices over the amino acids; W's gap row and column are 0, the gap stays a
+/// state of the conditional). J is the symmetric part of W, J_ij(a, b) =
+/// (W_ij(a, b) + W_ji(b, a)) / 2 for i < j (the rows i * L + i are ignored); the
 /// regularisation is the objective's own (lambda_single on h, lambda_pair on each J_ij once).
-/// Returns a scalar [1]. The objective is evaluated in the forward, which also stores its
-/// gradient; the backward scales it by the incoming gradient (dW_ij = dW_ji^T = dJ_ij / 2).
-/// Parallel strategy and determinism: PottsObjective's (bit-identical for any thread count).
-/// `objective` must outlive the backward pass and is not re-entrant. When `value` is given it
-/// receives f in double (the returned Var holds it rounded to float).
-Var potts_pseudo_likelihood(PottsObjective& objective, const Var& fields, const Var& couplings,
-                            double* value = nullptr);
+/// Returns a scalar [1]. The forward is one GEMM into the workspace, then the objective (which
+/// also stores its gradient); the backward forms dW_ij = dJ_ij / 2 (dW_ji = dJ_ij^T / 2) in
+/// the workspace, then d mixing = dW V^T and dV = mixing^T dW (two GEMMs).
+/// Parallel strategy and determinism: PottsObjective's and gemm's (bit-identical for any
+/// thread count); the scatter loops split by row i. `objective` and `workspace` must outlive
+/// the backward pass and are not re-entrant. When `value_out` is given it receives f in double
+/// (the returned Var holds it rounded to float).
+Var mixture_pseudo_likelihood(PottsObjective& objective, const Var& fields, const Var& mixing, const Var& value,
+                              PseudoLikelihoodWorkspace& workspace, double* value_out = nullptr);
 
 }  // namespace attend::bio
