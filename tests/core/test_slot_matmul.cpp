@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "attend/core/ops/slot_matmul.hpp"
-#include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
 #include "grad_check.hpp"
+#include "scoped_threads.hpp"
 
 using namespace attend;
 using attend::testing::check_gradients;
@@ -40,6 +40,17 @@ Tensor naive(const Tensor& x, const Tensor& w, const ops::RelationSlots& slots, 
     }
   }
   return out;
+}
+
+
+/// {op(a, b), d a, d b} with the gradient seeded by `seed`, computed on `threads` threads.
+template <class Op>
+std::vector<Tensor> value_and_gradients(int threads, Op op, const Tensor& a, const Tensor& b, const Tensor& seed) {
+  attend::testing::ScopedThreads scoped(threads);
+  Var av(a, true), bv(b, true);
+  Var y = op(av, bv);
+  y.backward(seed);
+  return {y.value(), av.grad(), bv.grad()};
 }
 
 }  // namespace
@@ -92,19 +103,10 @@ TEST_CASE("slot_matmul is bit-identical for 1 and 2 threads", "[core]") {
   const auto slots = random_slots(9, 3000, 700);  // several blocks of slots and of nodes
   const Tensor x = random_tensor({700, 6}, 10), w = random_tensor({6, 4 * 5}, 11);
   const Tensor seed = random_tensor({slots->size(), 5}, 12);
-  const int before = num_threads();
-  std::vector<Tensor> results;
-  for (int threads : {1, 2}) {
-    set_num_threads(threads);
-    Var xv(x, true), wv(w, true);
-    Var y = ops::slot_matmul(xv, wv, slots);
-    y.backward(seed);
-    results.push_back(y.value());
-    results.push_back(xv.grad());
-    results.push_back(wv.grad());
-  }
-  set_num_threads(before);
-  for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(results[k], results[k + 3]));
+  auto op = [&](const Var& a, const Var& b) { return ops::slot_matmul(a, b, slots); };
+  const std::vector<Tensor> one = value_and_gradients(1, op, x, w, seed);
+  const std::vector<Tensor> two = value_and_gradients(2, op, x, w, seed);
+  for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(one[k], two[k]));
 }
 
 namespace {
@@ -155,17 +157,8 @@ TEST_CASE("slot_basis_combine is bit-identical for 1 and 2 threads", "[core]") {
   const auto slots = random_slots(25, 3000, 700);  // several blocks of slots and of nodes
   const Tensor h = random_tensor({700, 3 * 5}, 26), comp = random_tensor({4, 3}, 27);
   const Tensor seed = random_tensor({slots->size(), 5}, 28);
-  const int before = num_threads();
-  std::vector<Tensor> results;
-  for (int threads : {1, 2}) {
-    set_num_threads(threads);
-    Var hv(h, true), cv(comp, true);
-    Var y = ops::slot_basis_combine(hv, cv, slots);
-    y.backward(seed);
-    results.push_back(y.value());
-    results.push_back(hv.grad());
-    results.push_back(cv.grad());
-  }
-  set_num_threads(before);
-  for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(results[k], results[k + 3]));
+  auto op = [&](const Var& a, const Var& b) { return ops::slot_basis_combine(a, b, slots); };
+  const std::vector<Tensor> one = value_and_gradients(1, op, h, comp, seed);
+  const std::vector<Tensor> two = value_and_gradients(2, op, h, comp, seed);
+  for (int k = 0; k < 3; ++k) CHECK(bitwise_equal(one[k], two[k]));
 }
