@@ -70,6 +70,7 @@ Var mixture_pseudo_likelihood(PottsObjective& objective, const Var& fields, cons
         }
         const bool upper = i < j;
         const float* gj = g + (upper ? objective.coupling_index(i, j, 0, 0) : objective.coupling_index(j, i, 0, 0));
+        // 0 + x turns -0 into +0, as accumulating into a zeroed gradient did.
         for (int a = 0; a < S; ++a)
           for (int b = 0; b < S; ++b)
             out[a * S + b] = 0.0f + 0.5f * s * (upper ? gj[a * kS + b] : gj[b * kS + a]);

@@ -24,6 +24,15 @@ TrainerOptions quiet_options() {
   return o;
 }
 
+/// Quiet options for a scripted early-stopping scenario.
+TrainerOptions stopping_options(StoppingRule rule, int max_epochs, int patience) {
+  TrainerOptions o = quiet_options();
+  o.rule = rule;
+  o.max_epochs = max_epochs;
+  o.patience = patience;
+  return o;
+}
+
 // A scripted run: one parameter that SGD (lr 1, gradient -1) raises by 1 per epoch, so after
 // epoch e it holds e + 1; `evaluate` replays fixed losses and metrics.
 struct Scripted {
@@ -124,9 +133,7 @@ TEST_CASE("early stopping follows the GAT rule and restores the best epoch", "[c
              {0.50, 0.60, 0.60, 0.70, 0.60, 0.60, 0.60, 0.90});
   // 2 is bad (nothing strictly better), 3 improves the metric, 4, 5, 6 are bad: with
   // patience 3 the run stops after epoch 6 and never sees epoch 7.
-  TrainerOptions o = quiet_options();
-  o.max_epochs = 8;
-  o.patience = 3;
+  TrainerOptions o = stopping_options(StoppingRule::kBestMetric, 8, 3);
   int hooks = 0;
   o.on_epoch_end = [&](const TrainerState& st) {
     ++hooks;
@@ -148,9 +155,8 @@ TEST_CASE("a lower loss keeps training going; ties in the metric go to the lower
   // epoch:        0     1     2     3     4     5
   Scripted s({1.00, 0.80, 0.60, 0.90, 0.55, 0.70},
              {0.50, 0.70, 0.70, 0.70, 0.60, 0.70});
-  TrainerOptions o = quiet_options();
-  o.max_epochs = 6;
-  o.patience = 2;  // 3 is bad, 4 lowers the loss, 5 is bad: no stop
+  // patience 2: 3 is bad, 4 lowers the loss, 5 is bad: no stop
+  const TrainerOptions o = stopping_options(StoppingRule::kBestMetric, 6, 2);
   const TrainResult r = s.run(o);
   CHECK(r.epochs_run == 6);
   CHECK_FALSE(r.early_stopped);
@@ -164,10 +170,7 @@ TEST_CASE("the GAT reference rule counts ties and keeps parameters only when bot
              {0.50, 0.60, 0.60, 0.70, 0.60, 0.60, 0.60, 0.90});
   // 0 and 1 improve both (kept); 2 ties the metric and 3 raises it (good, not kept: the
   // loss is higher); 4, 5, 6 are bad: with patience 3 the run stops after epoch 6.
-  TrainerOptions o = quiet_options();
-  o.rule = StoppingRule::kGatReference;
-  o.max_epochs = 8;
-  o.patience = 3;
+  TrainerOptions o = stopping_options(StoppingRule::kGatReference, 8, 3);
   const TrainResult r = s.run(o);
   CHECK(r.epochs_run == 7);
   CHECK(r.best_epoch == 1);
@@ -185,10 +188,7 @@ TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric;
              {0.50, 0.60, 0.60, 0.55, 0.55, 0.55, 0.70});
   // 2 ties the metric with a higher loss: kept (the reference rule keeps 1); 3, 4, 5 are
   // bad: with patience 3 the run stops after epoch 5.
-  TrainerOptions o = quiet_options();
-  o.rule = StoppingRule::kGatAccuracy;
-  o.max_epochs = 7;
-  o.patience = 3;
+  TrainerOptions o = stopping_options(StoppingRule::kGatAccuracy, 7, 3);
   const TrainResult r = s.run(o);
   CHECK(r.epochs_run == 6);
   CHECK(r.best_epoch == 2);
@@ -199,9 +199,7 @@ TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric;
   CHECK(ref.run(o).best_epoch == 1);
   // A falling loss alone is not an improvement: with patience 2 the run stops after epoch 3.
   Scripted t({1.0, 0.9, 0.8, 0.7, 0.6}, {0.5, 0.6, 0.5, 0.5, 0.5});
-  o.rule = StoppingRule::kGatAccuracy;
-  o.max_epochs = 5;
-  o.patience = 2;
+  o = stopping_options(StoppingRule::kGatAccuracy, 5, 2);
   const TrainResult rt = t.run(o);
   CHECK(rt.epochs_run == 4);
   CHECK(rt.best_epoch == 1);

@@ -28,6 +28,7 @@ void csr_times_dense(const SparseMatrix& m, const float* dense, int64_t c, float
     }
   });
 }
+
 /// kept [nnz]: bit b of entry e is set when block b keeps stored entry e of m, i.e. entry
 /// k = (positions ? positions[e] : e) of x, counter_uniform(block_seeds[b], k) >= p. The
 /// uniform is the top 24 bits of a hash over 2^24, so the test is done on the integer bits

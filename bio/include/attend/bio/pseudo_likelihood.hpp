@@ -11,8 +11,9 @@
 namespace attend::bio {
 
 /// Buffers of `mixture_pseudo_likelihood` kept from one evaluation to the next (an L-BFGS fit
-/// evaluates hundreds of times; fresh [L, L, 21, 21]-sized buffers each time cost ~15 % of a
-/// factored fit in page faults). Sized on first use; one workspace serves one evaluation at a
+/// evaluates hundreds of times: reusing the [L, L, 21, 21]-sized buffers lowers a factored
+/// fit's page faults and peak memory, 100 to 90 MB on 1atzA; its CPU time did not measurably
+/// change, docs/results.md). Sized on first use; one workspace serves one evaluation at a
 /// time (forward then backward) and must outlive the backward pass.
 struct PseudoLikelihoodWorkspace {
   /// W [L * L, S * S] in the forward, its gradient dW in the backward.
