@@ -11,7 +11,6 @@
 #include "attend/bio/pseudo_likelihood.hpp"
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/gemm.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/random.hpp"
@@ -76,27 +75,6 @@ Var factored_attention(const Var& query, const Var& key) {
   return ops::reshape(ops::permute(attention, {0, 2, 3, 1}), {L * L, H});                     // [L * L, H]
 }
 
-Tensor factored_couplings(const Tensor& query, const Tensor& key, const Tensor& value) {
-  NoGradGuard no_grad;
-  const Tensor mixing = factored_attention(Var(query), Var(key)).value();  // [L * L, H]
-  const int64_t H = query.dim(1), L = query.dim(2);
-  ATTEND_CHECK(value.rank() == 3 && value.dim(0) == H && value.dim(1) == value.dim(2) &&
-                   (value.dim(1) == kS || value.dim(1) == kNumAminoAcids),
-               "value must be [" << H << ", 21, 21] or [" << H << ", 20, 20], got " << shape_to_string(value.shape()));
-  const int64_t S = value.dim(1);
-  Tensor w({L, L, kS, kS});  // [L, L, 21, 21]
-  if (S == kS) {
-    gemm(false, false, L * L, kS * kS, H, 1.0f, mixing.data(), H, value.data(), kS * kS, 0.0f, w.data(), kS * kS);
-    return w;
-  }
-  Tensor amino({L * L, S * S});  // [L * L, 400], then padded with the gap row and column
-  gemm(false, false, L * L, S * S, H, 1.0f, mixing.data(), H, value.data(), S * S, 0.0f, amino.data(), S * S);
-  for (int64_t p = 0; p < L * L; ++p)
-    for (int64_t a = 0; a < S; ++a)
-      std::copy_n(amino.data() + (p * S + a) * S, S, w.data() + (p * kS + a) * kS);
-  return w;
-}
-
 PottsResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options,
                                       const PottsProgressCallback& progress, const FactoredSnapshotCallback& snapshot) {
   using Clock = std::chrono::steady_clock;
@@ -138,24 +116,17 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
 
   // Scores of the fit at x: the symmetric part J that the pseudo-likelihood saw, its
   // Frobenius norms, APC, in input numbering.
+  PseudoLikelihoodWorkspace workspace;
   const auto score = [&](const float* x_at) {
     params.load(x_at);
-    const Tensor couplings = factored_couplings(params.query.value(), params.key.value(),
-                                                params.value.value());  // [L, L, 21, 21]
-    Tensor symmetric({L, L, kS, kS});  // [L, L, 21, 21]
-    for (int64_t i = 0; i < L; ++i)
-      for (int64_t j = 0; j < L; ++j) {
-        const float* w_ij = couplings.data() + (i * L + j) * kS * kS;
-        const float* w_ji = couplings.data() + (j * L + i) * kS * kS;
-        float* out = symmetric.data() + (i * L + j) * kS * kS;
-        for (int p = 0; p < kS; ++p)
-          for (int q = 0; q < kS; ++q) out[p * kS + q] = 0.5f * (w_ij[p * kS + q] + w_ji[q * kS + p]);
-      }
-    const Tensor fitted = average_product_correction(coupling_norms(symmetric));
+    NoGradGuard no_grad;
+    const Tensor mixing = factored_attention(params.query, params.key).value();  // [L * L, H]
+    mixture_parameters(objective, params.fields.value(), mixing, params.value.value(), workspace);
+    const Tensor couplings = objective.couplings(workspace.parameters.data());  // [L, L, 21, 21]
+    const Tensor fitted = average_product_correction(coupling_norms(couplings));
     return detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
   };
 
-  PseudoLikelihoodWorkspace workspace;
   const LbfgsObjective f = [&](const float* v, float* g) {
     params.load(v);
     double value = 0.0;

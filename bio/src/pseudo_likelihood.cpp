@@ -10,28 +10,38 @@
 
 namespace attend::bio {
 
-Var mixture_pseudo_likelihood(PottsObjective& objective, const Var& fields, const Var& mixing, const Var& value,
-                              PseudoLikelihoodWorkspace& workspace, double* value_out) {
+namespace {
+
+/// Checks the shapes of `mixture_pseudo_likelihood`'s inputs; returns S.
+int value_states(const PottsObjective& objective, const Tensor& fields, const Tensor& mixing, const Tensor& value) {
+  const int64_t L = objective.length();
+  constexpr int kF = PottsObjective::kFieldStates;
+  ATTEND_CHECK(fields.shape() == (Shape{L, kF}),
+               "fields must be [" << L << ", " << kF << "], got " << shape_to_string(fields.shape()));
+  ATTEND_CHECK(mixing.rank() == 2 && mixing.dim(0) == L * L,
+               "mixing must be [" << L * L << ", H], got " << shape_to_string(mixing.shape()));
+  const int64_t H = mixing.dim(1);
+  ATTEND_CHECK(value.rank() == 3 && value.dim(0) == H && value.dim(1) == value.dim(2) &&
+                   (value.dim(1) == kNumStates || value.dim(1) == kNumAminoAcids),
+               "value must be [" << H << ", 21, 21] or [" << H << ", 20, 20], got "
+                                 << shape_to_string(value.shape()));
+  return static_cast<int>(value.dim(1));
+}
+
+}  // namespace
+
+void mixture_parameters(const PottsObjective& objective, const Tensor& fields, const Tensor& mixing,
+                        const Tensor& value, PseudoLikelihoodWorkspace& workspace) {
   const int64_t L = objective.length();
   constexpr int kF = PottsObjective::kFieldStates;
   constexpr int kS = kNumStates;
-  ATTEND_CHECK(fields.shape() == (Shape{L, kF}),
-               "fields must be [" << L << ", " << kF << "], got " << shape_to_string(fields.shape()));
-  ATTEND_CHECK(mixing.value().rank() == 2 && mixing.dim(0) == L * L,
-               "mixing must be [" << L * L << ", H], got " << shape_to_string(mixing.shape()));
-  const int64_t H = mixing.dim(1);
-  ATTEND_CHECK(value.value().rank() == 3 && value.dim(0) == H && value.dim(1) == value.dim(2) &&
-                   (value.dim(1) == kS || value.dim(1) == kNumAminoAcids),
-               "value must be [" << H << ", 21, 21] or [" << H << ", 20, 20], got "
-                                 << shape_to_string(value.shape()));
-  const int S = static_cast<int>(value.dim(1));
-  const int64_t m = L * L, n = int64_t{S} * S;
+  const int S = value_states(objective, fields, mixing, value);
+  const int64_t H = mixing.dim(1), m = L * L, n = int64_t{S} * S;
   workspace.couplings.resize(static_cast<std::size_t>(m * n));
   workspace.parameters.resize(static_cast<std::size_t>(objective.num_parameters()));
-  workspace.gradient.resize(workspace.parameters.size());
   float* w = workspace.couplings.data();  // [L * L, S * S], gemm with beta = 0 writes all
-  gemm(false, false, m, n, H, 1.0f, mixing.value().data(), H, value.value().data(), n, 0.0f, w, n);
-  const float* h = fields.value().data();  // [L, 20]
+  gemm(false, false, m, n, H, 1.0f, mixing.data(), H, value.data(), n, 0.0f, w, n);
+  const float* h = fields.data();  // [L, 20]
   float* x = workspace.parameters.data();
   parallel_for(0, L, [&](int64_t i) {
     for (int a = 0; a < kF; ++a) x[objective.field_index(i, a)] = h[i * kF + a];
@@ -44,6 +54,18 @@ Var mixture_pseudo_likelihood(PottsObjective& objective, const Var& fields, cons
           J[a * kS + b] = a < S && b < S ? 0.5f * (w_ij[a * S + b] + w_ji[b * S + a]) : 0.0f;
     }
   });
+}
+
+Var mixture_pseudo_likelihood(PottsObjective& objective, const Var& fields, const Var& mixing, const Var& value,
+                              PseudoLikelihoodWorkspace& workspace, double* value_out) {
+  const int64_t L = objective.length();
+  constexpr int kF = PottsObjective::kFieldStates;
+  constexpr int kS = kNumStates;
+  mixture_parameters(objective, fields.value(), mixing.value(), value.value(), workspace);
+  const int S = static_cast<int>(value.dim(1));
+  const int64_t H = mixing.dim(1), m = L * L, n = int64_t{S} * S;
+  workspace.gradient.resize(workspace.parameters.size());
+  const float* x = workspace.parameters.data();
   const double f = objective.evaluate(x, workspace.gradient.data());
   if (value_out != nullptr) *value_out = f;
   Tensor loss({1}, static_cast<float>(f));

@@ -37,33 +37,46 @@ Alignment random_alignment(int64_t n, int64_t L, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("factored couplings equal sum_h softmax(Q K^T / sqrt(d)) V_h with the diagonal masked", "[bio]") {
+TEST_CASE("factored couplings: J is the symmetric part of sum_h softmax(Q K^T / sqrt(d)) V_h, diagonal masked", "[bio]") {
   const int64_t H = 3, L = 6, d = 4;
   const Tensor q = random_tensor({1, H, L, d}, 1), k = random_tensor({1, H, L, d}, 2);
+  const Tensor fields = random_tensor({L, PottsObjective::kFieldStates}, 4);
+  const Alignment a = random_alignment(5, L, 5);
+  const PottsObjective objective(a, std::vector<float>(5, 1.0f), {0.01, 0.5});
+  // A_h[i, j] in double, the reference's attention.
+  auto attention = [&](int64_t h, int64_t i, int64_t j) {
+    std::vector<double> logit(static_cast<std::size_t>(L));
+    double z = 0.0;
+    for (int64_t m = 0; m < L; ++m) {
+      double s = 0.0;
+      for (int64_t c = 0; c < d; ++c) s += double(q.at({0, h, i, c})) * k.at({0, h, m, c});
+      logit[m] = m == i ? 0.0 : std::exp(s / std::sqrt(double(d)));
+      z += logit[m];
+    }
+    return logit[j] / z;
+  };
+  Tensor mixing;
+  {
+    NoGradGuard no_grad;
+    mixing = factored_attention(Var(q), Var(k)).value();  // [L * L, H]
+  }
   for (const int S : {kNumStates, kNumAminoAcids}) {
     INFO("value states " << S);
     const Tensor v = random_tensor({H, S, S}, 3);
-    const Tensor w = factored_couplings(q, k, v);
-    REQUIRE(w.shape() == (Shape{L, L, kNumStates, kNumStates}));
+    PseudoLikelihoodWorkspace workspace;
+    mixture_parameters(objective, fields, mixing, v, workspace);
+    const std::vector<float>& x = workspace.parameters;
     for (int64_t i = 0; i < L; ++i) {
-      for (int64_t j = 0; j < L; ++j) {
-        double ref[kNumStates][kNumStates] = {};
+      for (int c = 0; c < PottsObjective::kFieldStates; ++c) CHECK(x[objective.field_index(i, c)] == fields.at({i, c}));
+      for (int64_t j = i + 1; j < L; ++j) {
+        double ref[kNumStates][kNumStates] = {};  // (W_ij(a, b) + W_ji(b, a)) / 2
         for (int64_t h = 0; h < H; ++h) {
-          std::vector<double> logit(static_cast<std::size_t>(L));
-          double z = 0.0;
-          for (int64_t m = 0; m < L; ++m) {
-            double s = 0.0;
-            for (int64_t c = 0; c < d; ++c) s += double(q.at({0, h, i, c})) * k.at({0, h, m, c});
-            logit[m] = m == i ? 0.0 : std::exp(s / std::sqrt(double(d)));
-            z += logit[m];
-          }
-          const double att = logit[j] / z;
-          for (int a = 0; a < S; ++a)
-            for (int b = 0; b < S; ++b) ref[a][b] += att * v.at({h, a, b});
+          const double a_ij = attention(h, i, j), a_ji = attention(h, j, i);
+          for (int p = 0; p < S; ++p)
+            for (int r = 0; r < S; ++r) ref[p][r] += 0.5 * (a_ij * v.at({h, p, r}) + a_ji * v.at({h, r, p}));
         }
-        for (int a = 0; a < kNumStates; a += 4)
-          for (int b = 0; b < kNumStates; b += 5) CHECK(w.at({i, j, a, b}) == Approx(ref[a][b]).margin(1e-5));
-        for (int a = 0; a < kNumStates; ++a) CHECK(w.at({i, j, a, kNumStates - 1}) == Approx(ref[a][kNumStates - 1]).margin(1e-5));
+        for (int p = 0; p < kNumStates; ++p)
+          for (int r = 0; r < kNumStates; ++r) CHECK(x[objective.coupling_index(i, j, p, r)] == Approx(ref[p][r]).margin(1e-5));
       }
     }
   }
@@ -162,7 +175,11 @@ TEST_CASE("20-state values leave the gap out of the couplings: equal to 21 state
     for (int s = 0; s < kNumAminoAcids; ++s)
       for (int t = 0; t < kNumAminoAcids; ++t)
         CHECK(value20.grad().at({hd, s, t}) == Approx(value21.grad().at({hd, s, t})).margin(1e-5));
-  CHECK(bitwise_equal(factored_couplings(q, k, v20), factored_couplings(q, k, v21)));
+  const Tensor mixing = factored_attention(Var(q), Var(k)).value();  // [L * L, H]
+  PseudoLikelihoodWorkspace w20, w21;
+  mixture_parameters(objective, h, mixing, v20, w20);
+  mixture_parameters(objective, h, mixing, v21, w21);
+  CHECK(w20.parameters == w21.parameters);
 }
 
 TEST_CASE("factored attention recovers planted couplings from a Gibbs-sampled alignment", "[bio]") {

@@ -91,11 +91,6 @@ using FactoredSnapshotCallback = std::function<void(int iteration, const Tensor&
 /// a permutation; differentiable in Q and K.
 Var factored_attention(const Var& query, const Var& key);
 
-/// The couplings of factored attention: query, key [1, H, L, d] and value [H, S, S] (S = 21
-/// or 20) -> W [L, L, 21, 21] with W[i, j] = sum_h A_h[i, j] V_h (diagonal blocks 0; for
-/// S = 20 the gap row and column 0): factored_attention, then one GEMM. No gradient (scoring).
-Tensor factored_couplings(const Tensor& query, const Tensor& key, const Tensor& value);
-
 /// Fit factored attention to `alignment` and score every pair. The result's fields mean what
 /// they mean for the potts predictor (scores [L, L] in input numbering, fit statistics).
 /// `snapshot` (when set) is called at options.snapshot_iterations the fit reaches.

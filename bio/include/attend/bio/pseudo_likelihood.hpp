@@ -22,6 +22,15 @@ struct PseudoLikelihoodWorkspace {
   std::vector<float> parameters, gradient;
 };
 
+/// The objective's flat parameters (PottsObjective layout) for fields `fields` [L, 20] and the
+/// mixture couplings W = `mixing` [L * L, H] x `value` [H, S, S], written to
+/// `workspace.parameters`: the fields, then J_ij(a, b) = (W_ij(a, b) + W_ji(b, a)) / 2 for
+/// i < j (the gap row and column 0 when S = 20). W itself is left in `workspace.couplings`.
+/// One GEMM, then a pass parallel over rows i. `objective.couplings(parameters)` expands J
+/// to the symmetric [L, L, 21, 21] tensor that is scored.
+void mixture_parameters(const PottsObjective& objective, const Tensor& fields, const Tensor& mixing,
+                        const Tensor& value, PseudoLikelihoodWorkspace& workspace);
+
 /// f = PottsObjective::evaluate at fields h = `fields` [L, 20] and couplings given by the
 /// mixture W = `mixing` [L * L, H] x `value` [H, S, S] (row i * L + j of `mixing` weighs the
 /// heads for the pair (i, j): W_ij = sum_h mixing[i * L + j, h] V_h), S = 21 (every state) or
@@ -29,8 +38,8 @@ struct PseudoLikelihoodWorkspace {
 /// state of the conditional). J is the symmetric part of W, J_ij(a, b) =
 /// (W_ij(a, b) + W_ji(b, a)) / 2 for i < j (the rows i * L + i are ignored); the
 /// regularisation is the objective's own (lambda_single on h, lambda_pair on each J_ij once).
-/// Returns a scalar [1]. The forward is one GEMM into the workspace, then the objective (which
-/// also stores its gradient); the backward forms dW_ij = dJ_ij / 2 (dW_ji = dJ_ij^T / 2) in
+/// Returns a scalar [1]. The forward is `mixture_parameters`, then the objective (which also
+/// stores its gradient); the backward forms dW_ij = dJ_ij / 2 (dW_ji = dJ_ij^T / 2) in
 /// the workspace, then d mixing = dW V^T and dV = mixing^T dW (two GEMMs).
 /// Parallel strategy and determinism: PottsObjective's and gemm's (bit-identical for any
 /// thread count); the scatter loops split by row i. `objective` and `workspace` must outlive
