@@ -1,11 +1,11 @@
 #include "attend/graph/node_model_spec.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "attend/core/error.hpp"
+#include "attend/core/options_json.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/node_layer.hpp"
@@ -80,12 +80,8 @@ const std::map<std::string, Json>& presets() {
 NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source) {
   auto fail = [&](const std::string& what) -> InputError { return InputError(source, 0, what); };
   if (!j.is_object()) throw fail("a model is a JSON object with \"layers\"");
-  for (const auto& [key, value] : j.items()) {
-    static const std::vector<std::string> known = {"layers", "activation", "optimizer", "epochs", "patience", "stopping", "normalize_features"};
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      throw fail("unknown key '" + key + "'; known: layers, activation, optimizer, epochs, patience, stopping, normalize_features");
-    }
-  }
+  check_option_keys(j, {"layers", "activation", "optimizer", "epochs", "patience", "stopping", "normalize_features"},
+                    source);
   NodeModelSpec s;
   s.name = source;
   if (!j.contains("layers") || !j["layers"].is_array() || j["layers"].empty()) throw fail("\"layers\" must be a non-empty array");

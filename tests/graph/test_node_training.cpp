@@ -164,4 +164,6 @@ TEST_CASE("a model file names its stopping rule", "[graph]") {
   CHECK(stopping_rule("gat-reference") == StoppingRule::kGatReference);
   CHECK_THROWS_WITH(NodeModelSpec::from_json({{"layers", layers}, {"stopping", "val-loss"}}, "m"),
                     Catch::Contains("unknown stopping rule 'val-loss'"));
+  CHECK_THROWS_WITH(NodeModelSpec::from_json({{"layers", layers}, {"stoping", "gat-accuracy"}}, "m"),
+                    Catch::Contains("m: unknown option 'stoping'") && Catch::Contains("stopping"));
 }
