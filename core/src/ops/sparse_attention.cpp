@@ -1,7 +1,6 @@
 #include "attend/core/ops/sparse_attention.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -103,21 +102,6 @@ template <int64_t kFixedN = 0>
   if (n == 8) return axpy_n<8>(alpha, x, y, n);
   if (n == 16) return axpy_n<16>(alpha, x, y, n);
   axpy_n(alpha, x, y, n);
-}
-
-/// Calls f(h) for every head of an edge, or, given its dropout multipliers m [H], for the
-/// heads m keeps (by the bits of a mask when H <= 64): with attention dropout 0.6 most
-/// (edge, head) products would be multiplied by zero, and a branch per head on the random
-/// mask mispredicts. Skipping a zero product leaves every sum bit-identical.
-template <class F>
-[[gnu::always_inline]] inline void for_kept_heads(const float* m, int64_t heads, F&& f) {
-  if (m && heads <= 64) {
-    uint64_t bits = 0;
-    for (int64_t h = 0; h < heads; ++h) bits |= static_cast<uint64_t>(m[h] != 0.0f) << h;
-    for (; bits != 0; bits &= bits - 1) f(static_cast<int64_t>(std::countr_zero(bits)));
-  } else {
-    for (int64_t h = 0; h < heads; ++h) f(h);
-  }
 }
 
 /// Sizes, graph arrays and input pointers of one call, checked once.
@@ -333,11 +317,11 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
         const float* m = pr.dropout ? pr.mask + (begin + p) * heads : nullptr;  // [H]
         const float* vj = values + j * hc;                                 // [H, C]
         const float* ej = pr.edge ? pr.edge + id * hc : nullptr;           // [H, C]
-        for_kept_heads(m, heads, [&](int64_t h) {
+        for (int64_t h = 0; h < heads; ++h) {
           const float weight = m ? a[h] * m[h] : a[h];
           axpy(weight, vj + h * c, o + h * c, c);
           if (ej) axpy(weight, ej + h * c, o + h * c, c);
-        });
+        }
       }
     }
   });
@@ -376,19 +360,18 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
         const int64_t i = out_dst[k], p = out_pos[k];
         const float* gi = gy + i * hc;  // [H, C]
         const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
-        if (dscore) {  // a dropped head's d alpha is zero
+        if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
           float* dsp = dscore + p * heads;  // [H]
           const float* ej = edge ? edge + pr.edge_id[p] * hc : nullptr;  // [H, C]
-          if (m) std::fill(dsp, dsp + heads, 0.0f);
-          for_kept_heads(m, heads, [&](int64_t h) {
+          for (int64_t h = 0; h < heads; ++h) {
             dsp[h] = dot_product(gi + h * c, vj + h * c, c);
             if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
             if (m) dsp[h] *= m[h];
-          });
+          }
         }
         if (gv) {
           const float* a = probs + p * heads;  // [H]
-          for_kept_heads(m, heads, [&](int64_t h) { axpy(m ? a[h] * m[h] : a[h], gi + h * c, gv + h * c, c); });
+          for (int64_t h = 0; h < heads; ++h) axpy(m ? a[h] * m[h] : a[h], gi + h * c, gv + h * c, c);
         }
       }
     }
