@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "temp_dir.hpp"
 
 extern char** environ;
 
@@ -24,13 +24,6 @@ struct ProcessResult {
   int code = -1;  ///< exit status, or -1 when the process did not exit normally (a crash)
   std::string out, err;
 };
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// Run `attend args...` in `dir` with stdout and stderr captured through files.
 ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& dir) {
@@ -54,22 +47,12 @@ ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& d
 
   ProcessResult result;
   if (WIFEXITED(status)) result.code = WEXITSTATUS(status);
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = attend::testing::read_text_file(out_path);
+  result.err = attend::testing::read_text_file(err_path);
   fs::remove(out_path);
   fs::remove(err_path);
   return result;
 }
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("attend_test_bin_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 std::size_t count_lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -78,8 +61,8 @@ std::size_t count_lines(const std::string& text) {
 }  // namespace
 
 TEST_CASE("attend --help exits 0 and lists the five subcommands", "[apps]") {
-  TempDir dir("help");
-  const ProcessResult r = run_attend({"--help"}, dir.path);
+  attend::testing::TempDir dir;
+  const ProcessResult r = run_attend({"--help"}, dir.path());
   CHECK(r.code == 0);
   CHECK(r.err.empty());
   for (const char* name : {"node-classify", "contacts", "convert", "layers", "bench"}) {
@@ -89,17 +72,17 @@ TEST_CASE("attend --help exits 0 and lists the five subcommands", "[apps]") {
 }
 
 TEST_CASE("attend --version prints the project version", "[apps]") {
-  TempDir dir("version");
-  const ProcessResult r = run_attend({"--version"}, dir.path);
+  attend::testing::TempDir dir;
+  const ProcessResult r = run_attend({"--version"}, dir.path());
   CHECK(r.code == 0);
   CHECK(r.out == std::string("attend ") + ATTEND_PROJECT_VERSION + "\n");
 }
 
 TEST_CASE("attend with a bad command line: exit 2, one line on stderr", "[apps]") {
-  TempDir dir("bad");
+  attend::testing::TempDir dir;
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"nonsense"}, std::vector<std::string>{"layers", "--bogus"}}) {
-    const ProcessResult r = run_attend(args, dir.path);
+    const ProcessResult r = run_attend(args, dir.path());
     INFO(args.back() << ": " << r.err);
     CHECK(r.code == 2);
     CHECK(r.out.empty());
@@ -109,11 +92,11 @@ TEST_CASE("attend with a bad command line: exit 2, one line on stderr", "[apps]"
 }
 
 TEST_CASE("attend layers --json writes valid JSON matching the table", "[apps]") {
-  TempDir dir("layers");
-  const ProcessResult r = run_attend({"layers", "--json", (dir.path / "out.json").string()}, dir.path);
+  attend::testing::TempDir dir;
+  const ProcessResult r = run_attend({"layers", "--json", (dir.path() / "out.json").string()}, dir.path());
   CHECK(r.code == 0);
   CHECK(r.err.empty());
-  const nlohmann::json json = nlohmann::json::parse(slurp(dir.path / "out.json"));
+  const nlohmann::json json = nlohmann::json::parse(attend::testing::read_text_file(dir.path() / "out.json"));
   REQUIRE(json.at("layers").is_array());
   for (const auto& layer : json["layers"]) {
     CHECK(layer.at("name").is_string());
@@ -121,5 +104,5 @@ TEST_CASE("attend layers --json writes valid JSON matching the table", "[apps]")
     CHECK(r.out.find(layer["name"].get<std::string>()) != std::string::npos);
   }
   // Only the JSON file is left: no temporary file.
-  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+  CHECK(dir.entries().size() == 1);
 }

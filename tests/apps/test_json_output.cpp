@@ -1,31 +1,16 @@
 // write_json_file: complete files or none, never a partial one.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "attend/core/error.hpp"
 #include "json_output.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A fresh empty directory for one test case, removed at the end.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag)
-      : path(fs::temp_directory_path() / ("attend_test_json_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator()));
-  }
-};
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -35,34 +20,34 @@ nlohmann::json read_json(const fs::path& path) {
 }  // namespace
 
 TEST_CASE("write_json_file writes the value and leaves no temporary file", "[apps]") {
-  TempDir dir("write");
-  const fs::path target = dir.path / "out.json";
+  attend::testing::TempDir dir;
+  const fs::path target = dir.path() / "out.json";
   const nlohmann::json value = {{"layers", {{{"name", "gat"}, {"origin", "built-in"}}}}, {"n", 3}};
   attend::cli::write_json_file(target.string(), value);
   CHECK(read_json(target) == value);
-  CHECK(dir.entries() == 1);
+  CHECK(dir.entries().size() == 1);
 }
 
 TEST_CASE("write_json_file replaces an existing file whole", "[apps]") {
-  TempDir dir("replace");
-  const fs::path target = dir.path / "out.json";
+  attend::testing::TempDir dir;
+  const fs::path target = dir.path() / "out.json";
   attend::cli::write_json_file(target.string(), {{"long", std::string(10000, 'x')}});
   const nlohmann::json small = {{"short", 1}};
   attend::cli::write_json_file(target.string(), small);
   CHECK(read_json(target) == small);
-  CHECK(dir.entries() == 1);
+  CHECK(dir.entries().size() == 1);
 }
 
 TEST_CASE("write_json_file reports an unwritable path as an input error", "[apps]") {
-  TempDir dir("fail");
+  attend::testing::TempDir dir;
   // The target's directory does not exist: nothing may be created anywhere.
-  const fs::path target = dir.path / "missing" / "out.json";
+  const fs::path target = dir.path() / "missing" / "out.json";
   CHECK_THROWS_AS(attend::cli::write_json_file(target.string(), {{"a", 1}}), attend::InputError);
-  CHECK(dir.entries() == 0);
+  CHECK(dir.entries().size() == 0);
   // The target is a directory: the rename fails and the temporary file is removed.
-  fs::create_directories(dir.path / "taken");
-  CHECK_THROWS_AS(attend::cli::write_json_file((dir.path / "taken").string(), {{"a", 1}}),
+  fs::create_directories(dir.path() / "taken");
+  CHECK_THROWS_AS(attend::cli::write_json_file((dir.path() / "taken").string(), {{"a", 1}}),
                   attend::InputError);
-  CHECK(dir.entries() == 1);
-  CHECK(fs::is_empty(dir.path / "taken"));
+  CHECK(dir.entries().size() == 1);
+  CHECK(fs::is_empty(dir.path() / "taken"));
 }
