@@ -9,7 +9,6 @@
 #include "attend/bio/alphabet.hpp"
 #include "attend/bio/apc.hpp"
 #include "attend/bio/pseudo_likelihood.hpp"
-#include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/ops/shape.hpp"
@@ -87,21 +86,12 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
     throw InputError("factored attention value states must be 20 or 21, got " + std::to_string(options.value_states));
   }
 
-  FilteredAlignment filtered = filter_alignment(alignment, options.filter);
-  const Alignment& a = filtered.alignment;
-  ATTEND_CHECK(a.length >= 3, "the factored predictor needs at least 3 columns, got " << a.length);
-  std::vector<float> weights =
-      options.identity_threshold >= 1.0
-          ? std::vector<float>(static_cast<std::size_t>(a.num_sequences()), 1.0f)
-          : sequence_weights(a, options.identity_threshold);
-
   PottsResult result;
-  result.columns = filtered.columns;
-  result.num_sequences = a.num_sequences();
-  result.n_eff = effective_sequences(weights);
+  detail::WeightedAlignment input = detail::weigh_alignment(alignment, options, "factored", result);
+  const Alignment& a = input.filtered.alignment;
   result.lambda_single = options.lambda_single;
   result.lambda_pair = ccmpred_lambda_pair(a.length, options.lambda_pair_factor);
-  PottsObjective objective(a, std::move(weights), {options.lambda_single, result.lambda_pair});
+  PottsObjective objective(a, std::move(input.weights), {options.lambda_single, result.lambda_pair});
 
   const int64_t L = a.length, H = options.n_heads, d = options.c_hidden;
   FactoredParameters params = FactoredParameters::make(L, H, d, options.value_states);
@@ -124,7 +114,7 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
     mixture_parameters(objective, params.fields.value(), mixing, params.value.value(), workspace);
     const Tensor couplings = objective.couplings(workspace.parameters.data());  // [L, L, 21, 21]
     const Tensor fitted = average_product_correction(coupling_norms(couplings));
-    return detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
+    return detail::expand_fitted_scores(fitted, result.columns, alignment.length);  // [L, L]
   };
 
   const LbfgsObjective f = [&](const float* v, float* g) {

@@ -1,6 +1,7 @@
 #pragma once
-// Internal, shared by the pseudo-likelihood predictors (potts, factored): scores of a fit over
-// the kept columns mapped back onto every column of the input, and the fit's JSON summary.
+// Internal, shared by the pseudo-likelihood predictors (potts, factored): the filtered and
+// weighted alignment a fit reads, scores of a fit over the kept columns mapped back onto
+// every column of the input, and the fit's JSON summary.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,9 +11,34 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/bio/potts_predictor.hpp"
+#include "attend/bio/sequence_weights.hpp"
+#include "attend/core/error.hpp"
 #include "attend/core/tensor.hpp"
 
 namespace attend::bio::detail {
+
+/// What a pseudo-likelihood fit reads: the alignment after `options.filter`, with its
+/// sequence weights at `options.identity_threshold` (all 1 at a threshold >= 1).
+struct WeightedAlignment {
+  FilteredAlignment filtered;
+  std::vector<float> weights;  ///< [N] of the filtered alignment
+};
+
+/// Filter and weigh `alignment` for the predictor named `method`, and record in `result` what
+/// was fitted (kept columns, sequences, effective number of sequences).
+template <class Options>
+WeightedAlignment weigh_alignment(const Alignment& alignment, const Options& options, const char* method,
+                                  PottsResult& result) {
+  WeightedAlignment w{filter_alignment(alignment, options.filter), {}};
+  const Alignment& a = w.filtered.alignment;
+  ATTEND_CHECK(a.length >= 3, "the " << method << " predictor needs at least 3 columns, got " << a.length);
+  w.weights = options.identity_threshold >= 1.0 ? std::vector<float>(static_cast<std::size_t>(a.num_sequences()), 1.0f)
+                                                : sequence_weights(a, options.identity_threshold);
+  result.columns = w.filtered.columns;
+  result.num_sequences = a.num_sequences();
+  result.n_eff = effective_sequences(w.weights);
+  return w;
+}
 
 /// `fitted` [L', L'] over the kept `columns` (increasing, L' of them) -> [L, L]: pairs that
 /// touch a removed column get the lowest off-diagonal fitted score, the diagonal 0.

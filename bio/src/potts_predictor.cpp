@@ -4,7 +4,6 @@
 
 #include "attend/bio/apc.hpp"
 #include "attend/bio/potts_model.hpp"
-#include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
 #include "fitted_scores.hpp"
 
@@ -38,23 +37,14 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
-  FilteredAlignment filtered = filter_alignment(alignment, options.filter);
-  const Alignment& a = filtered.alignment;
-  ATTEND_CHECK(a.length >= 3, "the potts predictor needs at least 3 columns, got " << a.length);
-  std::vector<float> weights =
-      options.identity_threshold >= 1.0
-          ? std::vector<float>(static_cast<std::size_t>(a.num_sequences()), 1.0f)
-          : sequence_weights(a, options.identity_threshold);
-
   PottsResult result;
-  result.columns = filtered.columns;
-  result.num_sequences = a.num_sequences();
-  result.n_eff = effective_sequences(weights);
+  detail::WeightedAlignment input = detail::weigh_alignment(alignment, options, "potts", result);
+  const Alignment& a = input.filtered.alignment;
   const PottsRegularization regularization = potts_regularization(options, a.length, result.n_eff);
   result.lambda_single = regularization.lambda_single;
   result.lambda_pair = regularization.lambda_pair;
 
-  PottsObjective objective(a, std::move(weights), regularization);
+  PottsObjective objective(a, std::move(input.weights), regularization);
   std::vector<float> x = objective.initial_parameters();
   const LbfgsCallback callback = [&](const LbfgsProgress& p) {
     if (progress) progress({p.iteration, p.evaluations, p.objective, p.gradient_norm, elapsed()});
@@ -69,7 +59,7 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
   result.objective = fit.objective;
 
   const Tensor fitted = average_product_correction(coupling_norms(objective.couplings(x.data())));
-  result.scores = detail::expand_fitted_scores(fitted, filtered.columns, alignment.length);  // [L, L]
+  result.scores = detail::expand_fitted_scores(fitted, result.columns, alignment.length);  // [L, L]
   result.seconds = elapsed();
   return result;
 }
