@@ -1,5 +1,7 @@
 // `attend node-classify`: train graph node classifiers (GAT and the other registered node
-// layers) on a dataset folder, and apply a trained one to predict every node's class.
+// layers) on a dataset folder, score a trained one on the dataset's splits, and apply it to
+// predict every node's class.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -28,6 +30,10 @@ struct TrainArgs {
 
 struct PredictArgs {
   std::string data, checkpoint, out, attention;
+};
+
+struct EvaluateArgs {
+  std::string data, checkpoint, json;
 };
 
 nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
@@ -131,18 +137,66 @@ void write_attention(const std::string& path, const graph::PreparedNodeData& dat
   output.commit();
 }
 
-int run_predict(const PredictArgs& a, Context& ctx) {
-  graph::LoadedNodeModel loaded = graph::load_node_model(a.checkpoint, ctx.registry);
-  graph::NodeDataset dataset = graph::load_node_dataset(a.data);
+/// A trained model and the dataset it is applied to.
+struct ModelAndData {
+  graph::LoadedNodeModel loaded;
+  graph::PreparedNodeData data;
+};
+
+ModelAndData load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
+  graph::LoadedNodeModel loaded = graph::load_node_model(checkpoint, ctx.registry);
+  graph::NodeDataset dataset = graph::load_node_dataset(data_path);
   print_warnings(dataset, ctx.err);
-  const graph::PreparedNodeData data = graph::prepare_node_data(std::move(dataset), loaded.normalize_features);
-  std::vector<graph::AttentionExport> attention;
-  const Tensor probs = graph::predict_probabilities(*loaded.model, data, a.attention.empty() ? nullptr : &attention);
-  const graph::NodeDataset& d = data.dataset;
-  if (probs.dim(1) != d.num_classes) {
-    throw InputError(a.checkpoint, 0, "the model predicts " + std::to_string(probs.dim(1)) + " classes, the dataset has " +
-                                          std::to_string(d.num_classes));
+  const bool normalize = loaded.normalize_features;
+  return {std::move(loaded), graph::prepare_node_data(std::move(dataset), normalize)};
+}
+
+/// Class probabilities [N, C] of every node; the model must predict the dataset's classes.
+/// `attention` (optional) points into `m.data`'s graph views.
+Tensor class_probabilities(ModelAndData& m, const std::string& checkpoint,
+                           std::vector<graph::AttentionExport>* attention = nullptr) {
+  Tensor probs = graph::predict_probabilities(*m.loaded.model, m.data, attention);  // [N, C]
+  if (probs.dim(1) != m.data.dataset.num_classes) {
+    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(probs.dim(1)) + " classes, the dataset has " +
+                                        std::to_string(m.data.dataset.num_classes));
   }
+  return probs;
+}
+
+/// Mean cross-entropy -log p(label) over `rows` (probabilities clamped at 1e-30).
+double mean_cross_entropy(const Tensor& probs, const std::vector<int64_t>& labels, const std::vector<int64_t>& rows) {
+  const int64_t c = probs.dim(1);
+  double sum = 0.0;
+  for (int64_t i : rows) sum -= std::log(std::max(static_cast<double>(probs[i * c + labels[i]]), 1e-30));
+  return sum / static_cast<double>(rows.size());
+}
+
+int run_evaluate(const EvaluateArgs& a, Context& ctx) {
+  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
+  const Tensor probs = class_probabilities(m, a.checkpoint);  // [N, C]
+  const graph::NodeDataset& d = m.data.dataset;
+  nlohmann::json splits = nlohmann::json::object();
+  ctx.out << "split  nodes  accuracy %  loss\n";
+  for (const auto& [name, rows] : {std::pair<const char*, const std::vector<int64_t>&>{"train", d.train},
+                                   {"val", d.val}, {"test", d.test}}) {
+    if (rows.empty()) continue;
+    const double acc = graph::accuracy(probs, d.labels, rows), loss = mean_cross_entropy(probs, d.labels, rows);
+    ctx.out << std::left << std::setw(5) << name << std::right << std::setw(7) << rows.size() << std::setw(12)
+            << percent(acc) << "  " << std::fixed << std::setprecision(4) << loss << "\n";
+    splits[name] = {{"nodes", rows.size()}, {"accuracy", acc}, {"loss", loss}};
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"splits", splits}});
+  }
+  return 0;
+}
+
+int run_predict(const PredictArgs& a, Context& ctx) {
+  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
+  std::vector<graph::AttentionExport> attention;
+  const Tensor probs = class_probabilities(m, a.checkpoint, a.attention.empty() ? nullptr : &attention);  // [N, C]
+  const graph::PreparedNodeData& data = m.data;
+  const graph::NodeDataset& d = data.dataset;
   AtomicOutput output(a.out);
   {
     std::ofstream tsv(output.temp_path());
@@ -202,7 +256,17 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
       ->type_name("FILE");
 
-  auto run = [&context, train, t, p]() { return train->parsed() ? run_train(*t, context) : run_predict(*p, context); };
+  auto e = std::make_shared<EvaluateArgs>();
+  CLI::App* evaluate = app->add_subcommand("evaluate", "Accuracy and loss of a trained model on the dataset's splits");
+  evaluate->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
+  evaluate->add_option("--checkpoint", e->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
+  evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
+      ->type_name("FILE");
+
+  auto run = [&context, train, t, predict, p, e]() {
+    if (train->parsed()) return run_train(*t, context);
+    return predict->parsed() ? run_predict(*p, context) : run_evaluate(*e, context);
+  };
   return {app, run};
 }
 

@@ -1,8 +1,10 @@
-// `attend node-classify train|predict` run in process on a tiny dataset.
+// `attend node-classify train|evaluate|predict` run in process on a tiny dataset.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +56,60 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
   CHECK(fs::exists(att));
 }
 
+TEST_CASE("node-classify evaluate scores the saved model on every split, as train and predict do", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
+  const std::string ckpt = (tmp.path() / "model.h5").string(), train_json = (tmp.path() / "train.json").string();
+  Result r = run({"node-classify", "train", "--data", data, "--model", "gat", "--epochs", "3", "--patience", "0",
+                  "--quiet", "--save", ckpt, "--json", train_json});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string eval_json = (tmp.path() / "eval.json").string();
+  r = run({"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt, "--json", eval_json});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("split  nodes  accuracy %  loss") != std::string::npos);
+  std::ifstream ti(train_json), ei(eval_json);
+  const nlohmann::json trained = nlohmann::json::parse(ti), evaluated = nlohmann::json::parse(ei);
+  const nlohmann::json& splits = evaluated["splits"];
+  CHECK(splits["train"]["nodes"] == 4);
+  CHECK(splits["val"]["nodes"] == 2);
+  CHECK(splits["test"]["nodes"] == 6);
+  // The model train kept is the one evaluate loads.
+  CHECK(splits["val"]["accuracy"].get<double>() == Approx(trained["runs"][0]["val_acc"].get<double>()));
+  CHECK(splits["test"]["accuracy"].get<double>() == Approx(trained["runs"][0]["test_acc"].get<double>()));
+
+  // Accuracy and loss again from predict's output: the predicted class and its probability.
+  const std::string preds = (tmp.path() / "pred.tsv").string();
+  REQUIRE(run({"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", preds}).code == 0);
+  std::vector<int> predicted;
+  std::vector<double> probability;
+  std::ifstream p(preds);
+  std::string name;
+  int label = 0;
+  double prob = 0.0;
+  while (p >> name >> label >> prob) {
+    predicted.push_back(label);
+    probability.push_back(prob);
+  }
+  REQUIRE(predicted.size() == 12);
+  const std::map<std::string, std::vector<int>> rows = {{"train", {0, 1, 6, 7}}, {"val", {2, 8}}, {"test", {3, 4, 5, 9, 10, 11}}};
+  for (const auto& [split, nodes] : rows) {
+    int correct = 0;
+    double loss = 0.0;
+    for (int i : nodes) {
+      const bool right = predicted[i] == (i < 6 ? 0 : 1);
+      correct += right;
+      // The probability of the true class: the printed one when right, at most 1 - it when wrong
+      // (two classes: exactly 1 - it).
+      loss -= std::log(right ? probability[i] : 1.0 - probability[i]);
+    }
+    INFO(split);
+    CHECK(splits[split]["accuracy"].get<double>() == Approx(static_cast<double>(correct) / nodes.size()));
+    CHECK(splits[split]["loss"].get<double>() == Approx(loss / nodes.size()).epsilon(1e-4));
+  }
+}
+
 TEST_CASE("node-classify --validation-fraction scores held-out training nodes, not the test split", "[apps]") {
   attend::testing::TempDir tmp;
   const fs::path dir = write_two_cluster_dataset(tmp.path() / "noval");
@@ -86,7 +142,9 @@ TEST_CASE("node-classify reports bad input in one line", "[apps]") {
         {"node-classify", "train", "--data", "/nonexistent/attend"},
         {"node-classify", "train", "--data", write_two_cluster_dataset(tmp.path() / "d").string(), "--model", "no-such-model"},
         {"node-classify", "predict", "--data", (tmp.path() / "d").string(), "--checkpoint", "/nonexistent.h5", "--out",
-         (tmp.path() / "p.tsv").string()}}) {
+         (tmp.path() / "p.tsv").string()},
+        {"node-classify", "evaluate", "--data", (tmp.path() / "d").string(), "--checkpoint", "/nonexistent.h5"},
+        {"node-classify", "evaluate", "--checkpoint", "/nonexistent.h5"}}) {
     const Result r = run(args);
     INFO(args.back() << " -> " << r.err);
     CHECK(r.code == 2);
