@@ -17,6 +17,7 @@
 #include "attend/graph/node_layer.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -152,19 +153,19 @@ Command add_bench_command(CLI::App& parent, Context& context) {
   app->add_option("--options", o->options,
                   "Layer options as JSON; in_channels, out_channels (64) and num_relations default from the graph")
       ->capture_default_str();
-  app->add_option("--nodes", o->nodes, "Nodes of the random graph")->check(CLI::PositiveNumber)->capture_default_str();
-  app->add_option("--edges", o->edges, "Random directed edges")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--nodes", o->nodes, "Nodes of the random graph")->check(at_least(1))->capture_default_str();
+  app->add_option("--edges", o->edges, "Random directed edges")->check(at_least(0))->capture_default_str();
   app->add_option("--features", o->features, "Dense input features per node (0: featureless, a learned embedding)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   app->add_option("--relations", o->relations, "Edge types for relational layers (0: untyped)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   app->add_option("--thread-counts", o->thread_counts, "Thread counts to time, e.g. 1,2 (default: --threads)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(1));
   app->add_option("--repeats", o->repeats, "Timed runs per measurement; the median is reported")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(1))
       ->capture_default_str();
   app->add_option("--seed", o->seed, "Seed of the graph, features and dropout")->capture_default_str();
   app->add_option("--json", o->json_path, "Also write the results as JSON to FILE")->type_name("FILE");

@@ -25,6 +25,7 @@
 #include "contacts_train.hpp"
 #include "data_files.hpp"
 #include "json_output.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -313,19 +314,22 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX");
   add_truth_options(predict, p->truth);
   predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE");
-  predict->add_option("--heads", p->heads, "factored: attention heads (default 16)");
-  predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)");
+  predict->add_option("--heads", p->heads, "factored: attention heads (default 16)")->check(at_least(1));
+  predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)")
+      ->check(at_least(1));
   predict->add_option("--regularization", p->regularization,
                       "potts: ccmpred (lambda fixed: --lambda-single, --lambda-pair-factor) or plmdca "
                       "(lambda = 0.01 N_eff for fields and couplings, more below N_eff 500)")
       ->check(CLI::IsMember({"ccmpred", "plmdca"}))
       ->capture_default_str();
-  predict->add_option("--lambda-single", p->lambda_single, "Field L2 weight (default 0.01, CCMpred's)");
+  predict->add_option("--lambda-single", p->lambda_single, "Field L2 weight (default 0.01, CCMpred's)")->check(at_least(0));
   predict->add_option("--lambda-pair-factor", p->lambda_pair_factor,
-                      "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)");
+                      "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)")
+      ->check(at_least(0));
   predict->add_option("--tolerance", p->tolerance,
                       "Stop when the objective fell by less than this fraction over the last iterations "
-                      "(0: run to --max-iterations; default: the method's)");
+                      "(0: run to --max-iterations; default: the method's)")
+      ->check(at_least(0));
   predict->add_option("--max-sequence-gaps", p->max_sequence_gaps,
                       "Drop sequences (not the query) with more than this fraction of gaps (default 1: keep all)")
       ->check(CLI::Range(0.0, 1.0));
@@ -342,6 +346,7 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
                       "factored: also report the precision after these iterations (the scores a fit with that "
                       "--max-iterations gives; needs --truth or --pdb)")
       ->delimiter(',')
+      ->check(at_least(1))
       ->type_name("N,...");
   predict->add_flag("--quiet", p->quiet, "No progress line");
 

@@ -15,6 +15,7 @@
 #include "attend/graph/node_training.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -235,10 +236,12 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
     for (const std::string& n : graph::preset_model_names()) names += (names.empty() ? "" : ", ") + n;
     return names;
   }() + ") or a model JSON file")->capture_default_str()->type_name("PRESET|FILE");
-  train->add_option("--runs", t->runs, "Train this many seeds (seed, seed+1, ...) and report mean +- sd")->capture_default_str();
+  train->add_option("--runs", t->runs, "Train this many seeds (seed, seed+1, ...) and report mean +- sd")
+      ->check(at_least(1))
+      ->capture_default_str();
   train->add_option("--seed", t->seed, "First seed")->capture_default_str();
-  train->add_option("--epochs", t->epochs, "Maximum epochs (default: the model's)");
-  train->add_option("--patience", t->patience, "Early-stopping patience, 0 = off (default: the model's)");
+  train->add_option("--epochs", t->epochs, "Maximum epochs (default: the model's)")->check(at_least(1));
+  train->add_option("--patience", t->patience, "Early-stopping patience, 0 = off (default: the model's)")->check(at_least(0));
   train->add_option("--validation-fraction", t->validation_fraction,
                     "Hold out this fraction of the training nodes as the validation split (datasets without one, "
                     "e.g. AIFB, MUTAG) and leave the test split unscored: for choosing hyperparameters")

@@ -11,6 +11,7 @@
 #include "attend/core/training_checkpoint.hpp"
 #include "data_files.hpp"
 #include "json_output.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -40,23 +41,27 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
       ->type_name("LIST");
   train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
       ->required()->type_name("FILE");
-  train->add_option("--blocks", a->blocks, "Evoformer blocks")->capture_default_str();
-  train->add_option("--c-m", a->c_m, "MSA channels")->capture_default_str();
-  train->add_option("--c-z", a->c_z, "Pair channels")->capture_default_str();
-  train->add_option("--crop", a->crop, "Residue window of a training example")->capture_default_str();
+  train->add_option("--blocks", a->blocks, "Evoformer blocks")->check(at_least(0))->capture_default_str();
+  train->add_option("--c-m", a->c_m, "MSA channels")->check(at_least(1))->capture_default_str();
+  train->add_option("--c-z", a->c_z, "Pair channels")->check(at_least(1))->capture_default_str();
+  train->add_option("--crop", a->crop, "Residue window of a training example")->check(at_least(2))->capture_default_str();
   train->add_option("--msa-depth", a->msa_depth, "Sequences per example, query included (also at prediction)")
+      ->check(at_least(1))
       ->capture_default_str();
-  train->add_option("--epochs", a->epochs, "Epochs")->capture_default_str();
+  train->add_option("--epochs", a->epochs, "Epochs")->check(at_least(0))->capture_default_str();
   train->add_option("--steps-per-epoch", a->steps_per_epoch, "Adam steps per epoch (one batch: a crop of every family)")
+      ->check(at_least(1))
       ->capture_default_str();
-  train->add_option("--lr", a->lr, "Adam learning rate")->capture_default_str();
+  train->add_option("--lr", a->lr, "Adam learning rate")->check(positive())->capture_default_str();
   train->add_option("--weight-decay", a->weight_decay, "Decoupled weight decay (AdamW; 0: plain Adam)")
+      ->check(at_least(0))
       ->capture_default_str();
   train->add_option("--min-separation", a->min_separation, "Pairs closer in sequence are left out of the loss")
+      ->check(at_least(1))
       ->capture_default_str();
   train->add_flag("--neighbour-scores", a->neighbour_scores,
                   "Pair input and skip path read the potts score's neighbour means too (a learned 3x3 filter)");
-  train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->capture_default_str();
+  train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->check(at_least(0))->capture_default_str();
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
       ->capture_default_str();
   train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")

@@ -151,6 +151,44 @@ TEST_CASE("a bad command line is one line on stderr and exit 2", "[apps]") {
   CHECK(run({"layers", "--bogus"}).err.find("--bogus") != std::string::npos);
 }
 
+TEST_CASE("a numeric option out of its range stops the command before any work", "[apps]") {
+  // Every other argument is valid in form; the files need not exist, since nothing may run.
+  const std::vector<std::string> node = {"node-classify", "train", "--data", "/nonexistent"};
+  const std::vector<std::string> predict = {"contacts", "predict", "--msa", "/nonexistent.aln", "--out", "/tmp/x"};
+  const std::vector<std::string> train = {"contacts", "train", "--families", "/nonexistent.txt", "--out", "/tmp/m.h5"};
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {node, {"--runs", "0"}},
+      {node, {"--epochs", "-5"}},
+      {node, {"--patience", "-1"}},
+      {predict, {"--heads", "0"}},
+      {predict, {"--max-iterations", "0"}},
+      {predict, {"--lambda-single", "-1"}},
+      {predict, {"--lambda-pair-factor", "-0.5"}},
+      {predict, {"--tolerance", "nan"}},
+      {predict, {"--score-at-iterations", "10,0"}},
+      {train, {"--crop", "1"}},
+      {train, {"--c-m", "0"}},
+      {train, {"--lr", "0"}},
+      {train, {"--weight-decay", "-1"}},
+      {train, {"--min-separation", "0"}},
+      {train, {"--steps-per-epoch", "0"}},
+      {train, {"--patience", "-3"}},
+      {{"bench"}, {"--nodes", "0"}},
+      {{"bench"}, {"--thread-counts", "1,0"}},
+  };
+  for (const auto& [command, option] : cases) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), option.begin(), option.end());
+    const Result r = run(args);
+    INFO(option[0] << " " << option[1] << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(option[0] + ": ") != std::string::npos);
+    CHECK((r.err.find("must be") != std::string::npos || r.err.find("expected a number") != std::string::npos));
+  }
+}
+
 TEST_CASE("the --threads flag sets the thread count", "[apps]") {
   const int before = num_threads();
   const Result r = run({"--threads", "3", "layers"});
