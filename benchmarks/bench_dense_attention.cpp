@@ -27,6 +27,7 @@
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
+#include "option_checks.hpp"
 
 using namespace attend;
 
@@ -43,12 +44,12 @@ struct Args {
 Args parse(int argc, char** argv) {
   Args a;
   CLI::App app{"Time the fused dense attention op against the GEMM peak and written-out attention"};
-  app.add_option("--n", a.n, "sequence length N")->check(CLI::PositiveNumber);
-  app.add_option("--heads", a.heads, "attention heads H")->check(CLI::PositiveNumber);
-  app.add_option("--dim", a.dim, "channels per head d")->check(CLI::PositiveNumber);
-  app.add_option("--batch", a.batch, "batch size B")->check(CLI::PositiveNumber);
-  app.add_option("--threads", a.threads, "threads")->check(CLI::PositiveNumber);
-  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+  app.add_option("--n", a.n, "sequence length N")->check(attend::cli::at_least(1));
+  app.add_option("--heads", a.heads, "attention heads H")->check(attend::cli::at_least(1));
+  app.add_option("--dim", a.dim, "channels per head d")->check(attend::cli::at_least(1));
+  app.add_option("--batch", a.batch, "batch size B")->check(attend::cli::at_least(1));
+  app.add_option("--threads", a.threads, "threads")->check(attend::cli::at_least(1));
+  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(attend::cli::at_least(1));
   app.add_flag("--causal", a.causal, "causal mask");
   bool no_naive = false;
   app.add_flag("--no-naive", no_naive, "skip the written-out full-matrix attention");

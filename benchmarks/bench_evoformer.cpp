@@ -18,6 +18,7 @@
 #include "attend/core/ops/reduction.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
+#include "option_checks.hpp"
 
 using namespace attend;
 
@@ -33,16 +34,16 @@ struct Args {
 Args parse(int argc, char** argv) {
   Args a;
   CLI::App app{"Time one Evoformer block: inference forward and training forward + backward"};
-  app.add_option("--n-seq", a.n_seq, "MSA rows")->check(CLI::PositiveNumber);
-  app.add_option("--n-res", a.n_res, "residues")->check(CLI::PositiveNumber);
-  app.add_option("--c-m", a.c_m, "MSA channels")->check(CLI::PositiveNumber);
-  app.add_option("--c-z", a.c_z, "pair channels")->check(CLI::PositiveNumber);
-  app.add_option("--heads-msa", a.heads_msa, "heads of the MSA attentions")->check(CLI::PositiveNumber);
-  app.add_option("--heads-pair", a.heads_pair, "heads of the triangle attentions")->check(CLI::PositiveNumber);
+  app.add_option("--n-seq", a.n_seq, "MSA rows")->check(attend::cli::at_least(1));
+  app.add_option("--n-res", a.n_res, "residues")->check(attend::cli::at_least(1));
+  app.add_option("--c-m", a.c_m, "MSA channels")->check(attend::cli::at_least(1));
+  app.add_option("--c-z", a.c_z, "pair channels")->check(attend::cli::at_least(1));
+  app.add_option("--heads-msa", a.heads_msa, "heads of the MSA attentions")->check(attend::cli::at_least(1));
+  app.add_option("--heads-pair", a.heads_pair, "heads of the triangle attentions")->check(attend::cli::at_least(1));
   app.add_option("--chunk-size", a.chunk_size, "query rows per chunk in the attentions (0: no chunking)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--threads", a.threads, "threads")->check(CLI::PositiveNumber);
-  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(CLI::PositiveNumber);
+      ->check(attend::cli::at_least(0));
+  app.add_option("--threads", a.threads, "threads")->check(attend::cli::at_least(1));
+  app.add_option("--repeats", a.repeats, "timed calls per measurement (median)")->check(attend::cli::at_least(1));
   bool no_warmup = false, no_checkpoint = false;
   app.add_flag("--no-warmup", no_warmup, "time the first call too");
   app.add_flag("--no-checkpoint", no_checkpoint, "keep every activation instead of recomputing in the backward");

@@ -25,6 +25,7 @@
 #include "attend/core/ops/sparse_attention.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
+#include "option_checks.hpp"
 
 using namespace attend;
 
@@ -51,14 +52,14 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   std::vector<int> threads{1, 2};
   std::string json_path;
-  app.add_option("--nodes", nodes, "number of nodes")->check(CLI::PositiveNumber);
-  app.add_option("--edges", edges, "number of random edges (self-loops come on top)")->check(CLI::NonNegativeNumber);
-  app.add_option("--in-features", in_features, "input feature width")->check(CLI::PositiveNumber);
-  app.add_option("--heads", heads, "attention heads")->check(CLI::PositiveNumber);
-  app.add_option("--channels", channels, "channels per head")->check(CLI::PositiveNumber);
+  app.add_option("--nodes", nodes, "number of nodes")->check(attend::cli::at_least(1));
+  app.add_option("--edges", edges, "number of random edges (self-loops come on top)")->check(attend::cli::at_least(0));
+  app.add_option("--in-features", in_features, "input feature width")->check(attend::cli::at_least(1));
+  app.add_option("--heads", heads, "attention heads")->check(attend::cli::at_least(1));
+  app.add_option("--channels", channels, "channels per head")->check(attend::cli::at_least(1));
   app.add_option("--threads", threads, "thread counts to time, e.g. 1,2")->delimiter(',');
   app.add_option("--repeats", repeats, "timed runs per measurement (median)")
-      ->check(CLI::PositiveNumber);
+      ->check(attend::cli::at_least(1));
   app.add_option("--dropout", dropout, "attention dropout while training")
       ->check(CLI::Range(0.0, 0.99));
   app.add_option("--seed", seed, "seed of the random graph and inputs");
