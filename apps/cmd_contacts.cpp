@@ -161,10 +161,6 @@ int run_predict(const PredictArgs& a, Context& ctx) {
     throw InputError("unknown --method '" + a.method + "' (choose potts, factored or evoformer)");
   }
   if (!a.model.empty() && a.method != "evoformer") throw InputError("--model needs --method evoformer");
-  const std::filesystem::path prefix(a.out);
-  if (!prefix.parent_path().empty() && !std::filesystem::is_directory(prefix.parent_path())) {
-    throw InputError(a.out, 0, "the output directory does not exist");
-  }
   // potts and evoformer also read alignment HDF5 files (attend convert), potts scores included.
   bio::AlignmentFeatures features;
   if (a.method != "factored" && bio::is_hdf5_file(a.msa)) {
@@ -311,9 +307,11 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
       ->capture_default_str();
   predict->add_option("--model", p->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
       ->type_name("FILE");
-  predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX");
+  predict->add_option("--out", p->out, "Output prefix")
+      ->check(output_path())->required()->type_name("PREFIX");
   add_truth_options(predict, p->truth);
-  predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE");
+  predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")
+      ->check(output_path())->type_name("FILE");
   predict->add_option("--heads", p->heads, "factored: attention heads (default 16)")->check(at_least(1));
   predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)")
       ->check(at_least(1));
@@ -354,7 +352,8 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   CLI::App* eval = app->add_subcommand("eval", "Precision at L, L/2, L/5 by sequence separation (CASP ranges)");
   eval->add_option("--pred", e->pred, "Prediction: PREFIX.h5, .mat or .rr")->required()->type_name("FILE");
   add_truth_options(eval, e->truth);
-  eval->add_option("--json", e->json, "Write the precision table as JSON")->type_name("FILE");
+  eval->add_option("--json", e->json, "Write the precision table as JSON")
+      ->check(output_path())->type_name("FILE");
 
   CLI::App* train = app->add_subcommand("train", "Train the evoformer contact model on families with known contacts");
   auto t = add_contacts_train_options(train);

@@ -5,6 +5,7 @@
 
 #include "attend/core/error.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "convert_graph.hpp"
 #include "convert_msa.hpp"
 
@@ -13,7 +14,8 @@ namespace attend::cli {
 Command add_convert_command(CLI::App& parent, Context& context) {
   CLI::App* app = parent.add_subcommand("convert", "Convert datasets to HDF5 (graphs: attend.graph; alignments: attend.alignment)");
   auto to = std::make_shared<std::string>();
-  app->add_option("--to", *to, "Output HDF5 file (written atomically)")->required()->type_name("FILE");
+  app->add_option("--to", *to, "Output HDF5 file (written atomically)")
+      ->check(output_path())->required()->type_name("FILE");
   auto g = std::make_shared<ConvertGraphArgs>();
   app->add_option("--graph", g->graph, "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS) or .h5")
       ->type_name("PATH");

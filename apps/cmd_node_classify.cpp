@@ -247,16 +247,19 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
                     "e.g. AIFB, MUTAG) and leave the test split unscored: for choosing hyperparameters")
       ->check(CLI::Range(0.0, 1.0));
   train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->capture_default_str();
-  train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE");
-  train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE");
+  train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")
+      ->check(output_path())->type_name("FILE");
+  train->add_option("--json", t->json, "Write the results as JSON")->check(output_path())->type_name("FILE");
   train->add_flag("--quiet", t->quiet, "No progress line");
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
   predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
   predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
-  predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")->required()->type_name("FILE");
+  predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")
+      ->check(output_path())->required()->type_name("FILE");
   predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
+      ->check(output_path())
       ->type_name("FILE");
 
   auto e = std::make_shared<EvaluateArgs>();
@@ -264,6 +267,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   evaluate->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
   evaluate->add_option("--checkpoint", e->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
   evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
+      ->check(output_path())
       ->type_name("FILE");
 
   auto run = [&context, train, t, predict, p, e]() {

@@ -23,13 +23,6 @@ std::vector<bio::TrainingFamily> load_families(const std::vector<bio::ContactFam
   return families;
 }
 
-void check_output_folder(const std::string& path, const std::string& flag) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    throw InputError(path, 0, flag + ": the output directory does not exist");
-  }
-}
-
 }  // namespace
 
 std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
@@ -40,6 +33,7 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   train->add_option("--val", a->validation, "Validation families (same forms); default: score the training families")
       ->type_name("LIST");
   train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
+      ->check(output_path())
       ->required()->type_name("FILE");
   train->add_option("--blocks", a->blocks, "Evoformer blocks")->check(at_least(0))->capture_default_str();
   train->add_option("--c-m", a->c_m, "MSA channels")->check(at_least(1))->capture_default_str();
@@ -65,18 +59,17 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
       ->capture_default_str();
   train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")
+      ->check(output_path())
       ->type_name("FILE");
   train->add_flag("--resume", a->resume, "Continue from --checkpoint (same families and options)");
-  train->add_option("--json", a->json, "Write the training summary as JSON")->type_name("FILE");
+  train->add_option("--json", a->json, "Write the training summary as JSON")
+      ->check(output_path())->type_name("FILE");
   train->add_flag("--quiet", a->quiet, "No progress line");
   return a;
 }
 
 int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
-  check_output_folder(a.out, "--out");
-  if (!a.checkpoint.empty()) check_output_folder(a.checkpoint, "--checkpoint");
-  if (!a.json.empty()) check_output_folder(a.json, "--json");
   const std::vector<bio::ContactFamilyEntry> train_entries = bio::parse_family_list(a.families);
   std::vector<bio::ContactFamilyEntry> val_entries;
   if (!a.validation.empty()) val_entries = bio::parse_family_list(a.validation);

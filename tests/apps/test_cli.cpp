@@ -242,11 +242,29 @@ TEST_CASE("attend layers on an empty registry", "[apps]") {
   CHECK(r.out == "no layers registered\n");
 }
 
-TEST_CASE("an unwritable --json file is an input error", "[apps]") {
-  const Result r = run({"layers", "--json", "/nonexistent-dir/attend/layers.json"});
-  CHECK(r.code == 2);
-  CHECK(count_lines(r.err) == 1);
-  CHECK(r.err.rfind("attend: error: /nonexistent-dir/attend/layers.json", 0) == 0);
+TEST_CASE("an output path in a missing directory stops the command before any work", "[apps]") {
+  const std::string missing = "/nonexistent-dir/attend/";
+  const std::vector<std::vector<std::string>> cases = {
+      {"layers", "--json", missing + "layers.json"},
+      {"node-classify", "train", "--data", "/nonexistent", "--save", missing + "model.h5"},
+      {"node-classify", "train", "--data", "/nonexistent", "--json", missing + "runs.json"},
+      {"node-classify", "predict", "--data", "/d", "--checkpoint", "/c.h5", "--out", missing + "p.tsv"},
+      {"node-classify", "evaluate", "--data", "/d", "--checkpoint", "/c.h5", "--json", missing + "e.json"},
+      {"contacts", "predict", "--msa", "/a.aln", "--out", missing + "prefix"},
+      {"contacts", "predict", "--msa", "/a.aln", "--out", "/tmp/prefix", "--json", missing + "fit.json"},
+      {"contacts", "train", "--families", "/f.txt", "--out", "/tmp/m.h5", "--checkpoint", missing + "state.h5"},
+      {"convert", "--graph", "/g", "--to", missing + "g.h5"},
+      {"bench", "--json", missing + "bench.json"},
+  };
+  for (const auto& args : cases) {
+    const Result r = run(args);
+    INFO(args[0] << " " << args[1] << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find("cannot write " + missing) != std::string::npos);
+    CHECK(r.err.find("directory '/nonexistent-dir/attend' does not exist") != std::string::npos);
+  }
 }
 
 TEST_CASE("report_failure: one line, exit 2 for input errors and 1 otherwise", "[apps]") {
