@@ -69,6 +69,29 @@ int run_train(const TrainArgs& a, Context& ctx) {
 
   std::vector<graph::NodeRunResult> results;
   nlohmann::json runs = nlohmann::json::array();
+  auto mean_sd = [&](double graph::NodeRunResult::*acc) {
+    double mean = 0.0, sd = 0.0;
+    for (const auto& r : results) mean += r.*acc;
+    mean /= static_cast<double>(results.size());
+    for (const auto& r : results) sd += (r.*acc - mean) * (r.*acc - mean);
+    sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
+    return std::pair{mean, sd};
+  };
+  // Written after every run, so an interrupted --runs N keeps the runs it finished
+  // ("complete" turns true with the last one).
+  auto write_summary = [&]() {
+    const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
+    const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
+    nlohmann::json out = {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
+                          {"complete", static_cast<int>(results.size()) == a.runs},
+                          {"val_acc_mean", number_or_null(val_mean)}, {"val_acc_std", number_or_null(val_sd)},
+                          {"test_acc_mean", number_or_null(mean)}, {"test_acc_std", number_or_null(sd)}};
+    if (a.validation_fraction > 0.0) {
+      out["validation_fraction"] = a.validation_fraction;
+      out["validation_seed"] = a.validation_seed;
+    }
+    write_json_file(a.json, out);
+  };
   for (int r = 0; r < a.runs; ++r) {
     graph::NodeRunOptions o;
     o.seed = a.seed + static_cast<uint64_t>(r);
@@ -84,15 +107,8 @@ int run_train(const TrainArgs& a, Context& ctx) {
             << ", " << std::fixed << std::setprecision(2) << res.seconds << " s)\n";
     runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
                     {"epochs", res.epochs}, {"seconds", res.seconds}});
+    if (!a.json.empty()) write_summary();
   }
-  auto mean_sd = [&](double graph::NodeRunResult::*acc) {
-    double mean = 0.0, sd = 0.0;
-    for (const auto& r : results) mean += r.*acc;
-    mean /= static_cast<double>(results.size());
-    for (const auto& r : results) sd += (r.*acc - mean) * (r.*acc - mean);
-    sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
-    return std::pair{mean, sd};
-  };
   const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
   const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
   const std::string over = " % over " + std::to_string(results.size()) + (results.size() > 1 ? " runs\n" : " run\n");
@@ -100,16 +116,6 @@ int run_train(const TrainArgs& a, Context& ctx) {
   if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(val_mean) << " +- " << percent(val_sd) << over;
   if (!data.dataset.test.empty()) ctx.out << "test accuracy " << what << percent(mean) << " +- " << percent(sd) << over;
   if (!a.save.empty()) ctx.out << "model saved to " << a.save << "\n";
-  if (!a.json.empty()) {
-    nlohmann::json out = {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
-                          {"val_acc_mean", number_or_null(val_mean)}, {"val_acc_std", number_or_null(val_sd)},
-                          {"test_acc_mean", number_or_null(mean)}, {"test_acc_std", number_or_null(sd)}};
-    if (a.validation_fraction > 0.0) {
-      out["validation_fraction"] = a.validation_fraction;
-      out["validation_seed"] = a.validation_seed;
-    }
-    write_json_file(a.json, out);
-  }
   return 0;
 }
 

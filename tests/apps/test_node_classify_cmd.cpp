@@ -41,6 +41,7 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
   const nlohmann::json j = nlohmann::json::parse(in);
   CHECK(j["runs"].size() == 2);
   CHECK(j["runs"][1]["seed"] == 1);
+  CHECK(j["complete"] == true);
   CHECK(j["test_acc_mean"].get<double>() >= 0.0);
 
   const std::string preds = (tmp.path() / "pred.tsv").string();
