@@ -84,13 +84,6 @@ SparseMatrix read_features(const Hdf5File& file) {
   return SparseMatrix::from_triplets(rows, cols, row_of, indices, std::vector<float>(values.begin(), values.end()));
 }
 
-/// The message of an attend::Error without its " (check '...' failed in ...)" location, which
-/// names our source rather than the user's file.
-std::string without_location(const std::string& message) {
-  const std::size_t at = message.find(" (check '");
-  return at == std::string::npos ? message : message.substr(0, at);
-}
-
 }  // namespace
 
 void save_node_dataset(const std::string& path, const NodeDataset& d) {
@@ -155,8 +148,8 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   d.warnings = read_optional_strings(file, "/warnings");
   try {
     d.validate();
-  } catch (const Error& e) {
-    throw InputError(path, 0, "inconsistent graph: " + without_location(e.what()));
+  } catch (const InputError& e) {
+    throw InputError(path, 0, std::string("inconsistent graph: ") + e.what());
   }
   if (const std::string problem = naming_problem(d); !problem.empty()) {
     throw InputError(path, 0, "inconsistent graph: " + problem);

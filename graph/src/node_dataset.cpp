@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "attend/core/error.hpp"
 #include "attend/core/random.hpp"
@@ -15,22 +17,33 @@ std::string NodeDataset::node_name(int64_t i) const {
 
 void NodeDataset::validate() const {
   const auto n = static_cast<std::size_t>(num_nodes);
-  ATTEND_CHECK(features.rows() == num_nodes || features.cols() == 0,
-               name << ": " << features.rows() << " feature rows for " << num_nodes << " nodes");
-  ATTEND_CHECK(labels.size() == n, name << ": " << labels.size() << " labels for " << n << " nodes");
-  for (int64_t y : labels) ATTEND_CHECK(y >= -1 && y < num_classes, name << ": label " << y << " outside 0.." << num_classes - 1);
-  ATTEND_CHECK(edge_src.size() == edge_dst.size(), name << ": edge arrays differ in length");
-  ATTEND_CHECK(edge_type.empty() || edge_type.size() == edge_src.size(), name << ": edge types do not match the edges");
-  for (std::size_t e = 0; e < edge_src.size(); ++e) {
-    ATTEND_CHECK(edge_src[e] >= 0 && edge_src[e] < num_nodes && edge_dst[e] >= 0 && edge_dst[e] < num_nodes,
-                 name << ": edge " << e << " (" << edge_src[e] << ", " << edge_dst[e] << ") outside 0.." << num_nodes - 1);
+  const auto fail = [](const std::string& what) { throw InputError(what); };
+  if (features.rows() != num_nodes && features.cols() != 0) {
+    fail(std::to_string(features.rows()) + " feature rows for " + std::to_string(num_nodes) + " nodes");
   }
-  std::set<int64_t> seen;
-  for (const auto* split : {&train, &val, &test}) {
-    for (int64_t v : *split) {
-      ATTEND_CHECK(v >= 0 && v < num_nodes, name << ": split node " << v << " outside 0.." << num_nodes - 1);
-      ATTEND_CHECK(labels[static_cast<std::size_t>(v)] >= 0, name << ": split node " << v << " has no label");
-      ATTEND_CHECK(seen.insert(v).second, name << ": node " << v << " is in two splits");
+  if (labels.size() != n) fail(std::to_string(labels.size()) + " labels for " + std::to_string(n) + " nodes");
+  for (int64_t y : labels) {
+    if (y < -1 || y >= num_classes) {
+      fail("label " + std::to_string(y) + " outside 0.." + std::to_string(num_classes - 1));
+    }
+  }
+  if (edge_src.size() != edge_dst.size()) fail("edge arrays differ in length");
+  if (!edge_type.empty() && edge_type.size() != edge_src.size()) fail("edge types do not match the edges");
+  for (std::size_t e = 0; e < edge_src.size(); ++e) {
+    if (edge_src[e] < 0 || edge_src[e] >= num_nodes || edge_dst[e] < 0 || edge_dst[e] >= num_nodes) {
+      fail("edge " + std::to_string(e) + " (" + std::to_string(edge_src[e]) + ", " + std::to_string(edge_dst[e]) +
+           ") outside 0.." + std::to_string(num_nodes - 1));
+    }
+  }
+  std::map<int64_t, const char*> split_of;
+  for (const auto& [split, nodes] : {std::pair<const char*, const std::vector<int64_t>*>{"train", &train},
+                                     {"val", &val}, {"test", &test}}) {
+    for (int64_t v : *nodes) {
+      const std::string node = std::string("the ") + split + " split's node " + std::to_string(v);
+      if (v < 0 || v >= num_nodes) fail(node + " is outside 0.." + std::to_string(num_nodes - 1));
+      if (labels[static_cast<std::size_t>(v)] < 0) fail(node + " has no label");
+      const auto [it, added] = split_of.emplace(v, split);
+      if (!added) fail(node + " is already in the " + it->second + " split");
     }
   }
 }

@@ -113,7 +113,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
   d.test = read_split(find_file(dir, "split_test.txt"), d.num_nodes);
   try {
     d.validate();
-  } catch (const Error& e) {
+  } catch (const InputError& e) {
     throw InputError(dir, 0, e.what());
   }
   return d;

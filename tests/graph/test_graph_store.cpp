@@ -226,10 +226,10 @@ TEST_CASE("broken, foreign and inconsistent graph files are one-line input error
       {[](RawGraph& g) { g.schema = "attend.checkpoint"; }, "attend.graph"},
       {[](RawGraph& g) { g.version = 2; }, "attend.graph"},
       {[](RawGraph& g) { g.write_labels = false; }, "labels"},
-      {[](RawGraph& g) { g.labels = {0, 2, -1}; }, "inconsistent graph: raw: label 2"},
+      {[](RawGraph& g) { g.labels = {0, 2, -1}; }, "inconsistent graph: label 2 outside 0..1"},
       {[](RawGraph& g) { g.labels = {0, 1}; }, "2 labels for 3 nodes"},
       {[](RawGraph& g) { g.dst = {1, 3}; }, "edge 1 (1, 3) outside"},
-      {[](RawGraph& g) { g.test = {0}; }, "node 0 is in two splits"},
+      {[](RawGraph& g) { g.test = {0}; }, "the test split's node 0 is already in the train split"},
       {[](RawGraph& g) { g.type = {0, 1}; }, "edge 1 has relation 1 outside 0..0"},
       {[](RawGraph& g) { g.indptr = {0, 1, 2}; }, "indptr has 3 entries for 3 rows"},
       {[](RawGraph& g) {

@@ -83,7 +83,7 @@ TEST_CASE("broken text datasets are reported with file and line", "[graph][io]")
   CHECK_THAT(load_error("bad_count", "features.coo.txt", "# 3 2 4\n0 0 1\n"), Contains("announces 4 entries"));
   CHECK_THAT(load_error("bad_edge", "edges.txt", "# 3 1\n0 7\n"), Contains("edges.txt:2: node id 7 outside 0..2"));
   CHECK_THAT(load_error("bad_labels", "labels.txt", "0\n1\n"), Contains("2 labels for 3 nodes"));
-  CHECK_THAT(load_error("bad_split", "split_val.txt", "0\n"), Contains("node 0 is in two splits"));
+  CHECK_THAT(load_error("bad_split", "split_val.txt", "0\n"), Contains("the val split's node 0 is already in the train split"));
   fs::remove(write_dataset("missing", tiny_dataset()) / "labels.txt");
   CHECK_THROWS_WITH(graph::load_planetoid_text((fs::temp_directory_path() / "attend_test_planetoid" / "missing").string()),
                     Contains("labels.txt: missing file"));
