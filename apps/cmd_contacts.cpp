@@ -76,8 +76,8 @@ void add_truth_options(CLI::App* app, TruthArgs& t) {
 }
 
 /// The truth for a query of length L (letters, or empty when unknown), or nothing when neither
-/// --pdb nor --truth was given.
-std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L) {
+/// --pdb nor --truth was given; a weak match between structure and query is warned on `err`.
+std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L, std::ostream& err) {
   std::optional<bio::ContactMap> truth;
   if (!t.tsv.empty()) {
     truth = bio::read_contacts_tsv(t.tsv);
@@ -95,7 +95,15 @@ std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string&
                                        " residues; use --truth or the .h5/.rr prediction");
       }
     }
-    truth = bio::contacts_from_pdb(t.pdb, sequence, t.chain);
+    bio::StructureMapping mapping;
+    truth = bio::contacts_from_pdb(t.pdb, sequence, t.chain, bio::kContactCutoff, &mapping);
+    // The same protein matches at nearly every residue the structure and the query share.
+    const int64_t shared = std::min<int64_t>(mapping.structure_residues, static_cast<int64_t>(sequence.size()));
+    if (2 * mapping.identical < shared) {
+      err << "attend: warning: " << t.pdb << ": only " << mapping.identical << " of the structure's "
+          << mapping.structure_residues << " residues match the query (" << sequence.size()
+          << " positions); is it the structure of this protein?\n";
+    }
   }
   return truth;
 }
@@ -173,7 +181,7 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   if (L < 3) throw InputError(a.msa, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
   const std::string query = alignment.sequence(0);
   // Read the truth and find the model before the fit so that a bad file fails fast.
-  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L);
+  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L, ctx.err);
   std::string model_path;
   if (a.method == "evoformer") {
     model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
@@ -283,7 +291,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
     throw InputError(a.pred, 0, "the sequence has " + std::to_string(query.size()) + " residues, the scores " +
                                     std::to_string(L));
   }
-  const bio::ContactPrecision p = bio::evaluate_contacts(scores, *load_truth(a.truth, query, L));
+  const bio::ContactPrecision p = bio::evaluate_contacts(scores, *load_truth(a.truth, query, L, ctx.err));
   print_precision(p, ctx.out);
   if (!a.json.empty()) write_json_file(a.json, precision_json(p));
   return 0;

@@ -25,9 +25,16 @@ ContactMap contacts_from_points(const std::vector<std::optional<Point3>>& points
 }
 
 ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& query,
-                             const std::string& chain, double cutoff) {
+                             const std::string& chain, double cutoff, StructureMapping* mapping_out) {
   const PdbChain structure = read_pdb_chain(pdb_path, chain);
   const StructureMapping mapping = map_structure_to_query(query, structure.sequence());
+  if (mapping.identical == 0) {
+    const std::string which = structure.id == ' ' ? std::string("the chain") : std::string("chain '") + structure.id + "'";
+    throw InputError(pdb_path, 0, "no residue of " + which + " (" + std::to_string(structure.residues.size()) +
+                                      " residues) matches the query (" + std::to_string(query.size()) +
+                                      " positions): is it the structure of this protein?");
+  }
+  if (mapping_out) *mapping_out = mapping;
   std::vector<std::optional<Point3>> points(query.size());
   for (std::size_t i = 0; i < query.size(); ++i) {
     const int64_t r = mapping.residue[i];

@@ -35,6 +35,7 @@ StructureMapping map_structure_to_query(const std::string& query, const std::str
   }
 
   StructureMapping out;
+  out.structure_residues = static_cast<int64_t>(m);
   out.residue.assign(query.size(), -1);
   std::size_t i = n, j = m;
   while (i > 0 && j > 0) {

@@ -231,6 +231,22 @@ TEST_CASE("contacts eval takes the truth from a PDB chain", "[apps]") {
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(r.out.find("medium") != std::string::npos);
+  CHECK(r.err.empty());
+
+  // A prediction whose sequence matches 2 of the chain's 6 residues is scored with a warning;
+  // one that matches none is refused.
+  const fs::path weak = tmp.path() / "weak.rr", unrelated = tmp.path() / "unrelated.rr";
+  std::ofstream(weak) << "PFRMAT RR\nAGTTTV\n1 6 0 8 0.9\nEND\n";
+  std::ofstream(unrelated) << "PFRMAT RR\nPPPPPP\n1 6 0 8 0.9\nEND\n";
+  const std::string pdb = ATTEND_BIO_FIXTURES "/fixtures/small.pdb";
+  const Result w = run({"contacts", "eval", "--pred", weak.string(), "--pdb", pdb});
+  INFO(w.err);
+  CHECK(w.code == 0);
+  CHECK(w.err.find("warning: " + pdb + ": only 2 of the structure's 6 residues match the query (6 positions)") !=
+        std::string::npos);
+  const Result u = run({"contacts", "eval", "--pred", unrelated.string(), "--pdb", pdb});
+  CHECK(u.code == 2);
+  CHECK(u.err.find("is it the structure of this protein?") != std::string::npos);
 }
 
 TEST_CASE("contacts and convert report bad input in one line", "[apps]") {

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "attend/bio/contact_truth.hpp"
+#include "attend/core/error.hpp"
 
 using namespace attend::bio;
 namespace fs = std::filesystem;
@@ -27,6 +28,25 @@ TEST_CASE("contacts from the small PDB follow C-beta / C-alpha distances below 8
   CHECK(map.distance(5, 6) == Approx(std::sqrt(3.8 * 3.8 + 1.0)));  // LEU - LYS
   CHECK(map.contact(6, 5));  // symmetric
   CHECK(std::isnan(map.distance(4, 5)));
+}
+
+TEST_CASE("a structure that matches the query nowhere is an input error; a weak match is reported", "[bio]") {
+  const std::string pdb = ATTEND_BIO_FIXTURES "/fixtures/small.pdb";  // chain A: AGSMLK
+  try {
+    contacts_from_pdb(pdb, "PPPPPPP");
+    FAIL("an unrelated query was accepted");
+  } catch (const attend::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("small.pdb") && Catch::Contains("no residue of chain 'A'") &&
+                             Catch::Contains("is it the structure of this protein?"));
+  }
+  StructureMapping mapping;
+  contacts_from_pdb(pdb, "AGSMWLK", "", kContactCutoff, &mapping);
+  CHECK(mapping.aligned == 6);
+  CHECK(mapping.identical == 6);
+  CHECK(mapping.structure_residues == 6);
+  contacts_from_pdb(pdb, "AGTTTK", "", kContactCutoff, &mapping);  // A, G and K of 6 identical
+  CHECK(mapping.aligned == 6);
+  CHECK(mapping.identical == 3);
 }
 
 TEST_CASE("the cutoff is strict", "[bio]") {

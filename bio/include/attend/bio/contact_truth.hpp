@@ -13,6 +13,7 @@
 
 #include "attend/bio/contact_map.hpp"
 #include "attend/bio/pdb_reader.hpp"
+#include "attend/bio/structure_mapping.hpp"
 
 namespace attend::bio {
 
@@ -26,9 +27,12 @@ ContactMap contacts_from_points(const std::vector<std::optional<Point3>>& points
 
 /// Truth from chain `chain` of a PDB file (pdb_reader.hpp; empty: first chain), mapped onto
 /// `query` (letters, gaps allowed) with map_structure_to_query; each position takes the
-/// residue's C-beta (C-alpha for glycine). Unmapped positions are not evaluable.
+/// residue's C-beta (C-alpha for glycine). Unmapped positions are not evaluable. Throws
+/// attend::InputError when no aligned residue is identical to the query's (the wrong
+/// structure); `mapping`, when given, receives the alignment (to judge a weak match).
 ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& query,
-                             const std::string& chain = "", double cutoff = kContactCutoff);
+                             const std::string& chain = "", double cutoff = kContactCutoff,
+                             StructureMapping* mapping = nullptr);
 
 /// Read a contacts TSV; malformed lines throw attend::InputError with file and line.
 ContactMap read_contacts_tsv(const std::string& path);

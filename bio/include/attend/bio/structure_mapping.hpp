@@ -16,6 +16,8 @@ struct StructureMapping {
   /// Query positions aligned to a structure residue, and how many of them are identical.
   int64_t aligned = 0;
   int64_t identical = 0;
+  /// Residues of the structure (aligned or not).
+  int64_t structure_residues = 0;
 };
 
 /// Needleman-Wunsch global alignment of `structure` (one-letter, e.g. PdbChain::sequence)
