@@ -162,7 +162,12 @@ ModelAndData load_model_and_data(const std::string& data_path, const std::string
 /// `attention` (optional) points into `m.data`'s graph views.
 Tensor class_probabilities(ModelAndData& m, const std::string& checkpoint,
                            std::vector<graph::AttentionExport>* attention = nullptr) {
-  Tensor probs = graph::predict_probabilities(*m.loaded.model, m.data, attention);  // [N, C]
+  Tensor probs;  // [N, C]
+  try {
+    probs = graph::predict_probabilities(*m.loaded.model, m.data, attention);
+  } catch (const InputError& e) {
+    throw InputError(checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
+  }
   if (probs.dim(1) != m.data.dataset.num_classes) {
     throw InputError(checkpoint, 0, "the model predicts " + std::to_string(probs.dim(1)) + " classes, the dataset has " +
                                         std::to_string(m.data.dataset.num_classes));

@@ -137,6 +137,20 @@ LoadedNodeModel load_node_model(const std::string& path, const Registry& registr
 
 Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,
                              std::vector<AttentionExport>* attention) {
+  // A model applies only to data shaped like its training data: check before the layers do.
+  const Json config = model.config();
+  const Json& layers = config.at("layers");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Json& c = layers[i].at("config");
+    if (i == 0 && c.contains("in_channels") && c["in_channels"].get<int64_t>() != data.features.cols()) {
+      throw InputError("the model reads " + c["in_channels"].dump() + " input features per node (" +
+                       "the node count, for featureless graphs), the dataset has " + std::to_string(data.features.cols()));
+    }
+    if (c.contains("num_relations") && c["num_relations"].get<int64_t>() < data.graph.num_relations()) {
+      throw InputError("the model knows " + c["num_relations"].dump() + " relations (inverses and self-loops included), " +
+                       "the dataset's graph has " + std::to_string(data.graph.num_relations()));
+    }
+  }
   NoGradGuard no_grad;
   model.eval();
   return ops::softmax(model.forward(data.features, data.graph, 0, attention)).value();

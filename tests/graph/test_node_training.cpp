@@ -167,3 +167,30 @@ TEST_CASE("a model file names its stopping rule", "[graph]") {
   CHECK_THROWS_WITH(NodeModelSpec::from_json({{"layers", layers}, {"stoping", "gat-accuracy"}}, "m"),
                     Catch::Contains("m: unknown option 'stoping'") && Catch::Contains("stopping"));
 }
+
+TEST_CASE("a saved model refuses data of another input width or with more relations", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  testing::TempDir tmp;
+  NodeRunOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  o.epochs = 1;
+  o.save_path = tmp.file("model.h5");
+  // Featureless: the input width is the node count; 3 edge types.
+  train_node_classifier(prepare_node_data(two_class_dataset(30, 120, 3, 41, 20), false), jumpy_rgcn_spec(), registry, o);
+  LoadedNodeModel loaded = load_node_model(o.save_path, registry);
+  const auto message = [&](const NodeDataset& d) -> std::string {
+    try {
+      predict_probabilities(*loaded.model, prepare_node_data(d, false));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(message(two_class_dataset(30, 90, 3, 5, 20)).empty());  // same shape, other edges: fine
+  CHECK(message(two_class_dataset(30, 120, 2, 5, 20)).empty());  // fewer relations: fine
+  CHECK_THAT(message(two_class_dataset(31, 120, 3, 5, 20)),
+             Catch::Contains("the model reads 30 input features per node") && Catch::Contains("the dataset has 31"));
+  CHECK_THAT(message(two_class_dataset(30, 120, 5, 5, 20)), Catch::Contains("the model knows") &&
+                                                                Catch::Contains("relations"));
+}
