@@ -50,6 +50,20 @@ void print_warnings(const graph::NodeDataset& d, std::ostream& err) {
   for (const std::string& w : d.warnings) err << "attend: warning: " << w << '\n';
 }
 
+/// The runs of `train --runs N` (N > 1) as one table, with the mean and standard deviation.
+void print_runs_table(const std::vector<graph::NodeRunResult>& results, std::pair<double, double> val,
+                      std::pair<double, double> test, std::ostream& out) {
+  out << "\n run   seed   val %   test %   epochs   best   seconds\n";
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    const graph::NodeRunResult& x = results[r];
+    out << std::right << std::setw(4) << r + 1 << std::setw(7) << x.seed << std::setw(8) << percent(x.val_acc)
+        << std::setw(9) << percent(x.test_acc) << std::setw(9) << x.epochs << std::setw(7) << x.best_epoch + 1
+        << std::setw(10) << std::fixed << std::setprecision(2) << x.seconds << "\n";
+  }
+  out << "mean" << std::setw(15) << percent(val.first) << std::setw(9) << percent(test.first) << "\n";
+  out << "  sd" << std::setw(15) << percent(val.second) << std::setw(9) << percent(test.second) << "\n\n";
+}
+
 int run_train(const TrainArgs& a, Context& ctx) {
   if (a.runs < 1) throw InputError("--runs must be at least 1");
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
@@ -111,6 +125,7 @@ int run_train(const TrainArgs& a, Context& ctx) {
   }
   const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
   const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
+  if (results.size() > 1) print_runs_table(results, {val_mean, val_sd}, {mean, sd}, ctx.out);
   const std::string over = " % over " + std::to_string(results.size()) + (results.size() > 1 ? " runs\n" : " run\n");
   const std::string what = data.dataset.name + " / " + spec.name + ": ";
   if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(val_mean) << " +- " << percent(val_sd) << over;

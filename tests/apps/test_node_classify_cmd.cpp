@@ -37,6 +37,8 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("test accuracy") != std::string::npos);
+  CHECK(r.out.find(" run   seed   val %   test %   epochs   best   seconds\n   1      0") != std::string::npos);
+  CHECK(r.out.find("\n   2      1") != std::string::npos);
   std::ifstream in(json);
   const nlohmann::json j = nlohmann::json::parse(in);
   CHECK(j["runs"].size() == 2);
