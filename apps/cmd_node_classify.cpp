@@ -65,7 +65,6 @@ void print_runs_table(const std::vector<graph::NodeRunResult>& results, std::pai
 }
 
 int run_train(const TrainArgs& a, Context& ctx) {
-  if (a.runs < 1) throw InputError("--runs must be at least 1");
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   graph::NodeDataset dataset = graph::load_node_dataset(a.data);
   print_warnings(dataset, ctx.err);
