@@ -328,8 +328,13 @@ def verdict(rc, err, out_dir, names):
 
 
 def signature(kind, category, symptom):
-    text = re.sub(r"0x[0-9a-f]+|\d+", "N", symptom)
+    """What makes two failures the same: numbers, paths and quoted names (the mutated
+    text) do not count, and a message without a file counts once per layer or reader."""
+    text = re.sub(r"'[^']*'|\[[^]]*\]", "Q", symptom)
+    text = re.sub(r"0x[0-9a-f]+|\d+", "N", text)
     text = re.sub(r"/\S*/", "", text)
+    if category == "unnamed-file":
+        text = " ".join(text.split()[:3])
     return (kind, category, text[:160])
 
 
