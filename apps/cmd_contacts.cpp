@@ -75,15 +75,17 @@ void add_truth_options(CLI::App* app, TruthArgs& t) {
   app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb);
 }
 
-/// The truth for a query of length L (letters, or empty when unknown), or nothing when neither
-/// --pdb nor --truth was given; a weak match between structure and query is warned on `err`.
-std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L, std::ostream& err) {
+/// The truth for a query of length L (letters, or empty when unknown) read from `source` (the
+/// alignment or prediction file), or nothing when neither --pdb nor --truth was given; a weak
+/// match between structure and query is warned on `err`.
+std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L,
+                                          const std::string& source, std::ostream& err) {
   std::optional<bio::ContactMap> truth;
   if (!t.tsv.empty()) {
     truth = bio::read_contacts_tsv(t.tsv);
     if (truth->length() != L) {
       throw InputError(t.tsv, 0, "the contacts cover " + std::to_string(truth->length()) +
-                                     " positions, the prediction " + std::to_string(L));
+                                     " positions, " + source + " has " + std::to_string(L));
     }
   } else if (!t.pdb.empty()) {
     std::string sequence = query;
@@ -181,7 +183,7 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   if (L < 3) throw InputError(a.msa, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
   const std::string query = alignment.sequence(0);
   // Read the truth and find the model before the fit so that a bad file fails fast.
-  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L, ctx.err);
+  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L, a.msa, ctx.err);
   std::string model_path;
   if (a.method == "evoformer") {
     model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
@@ -291,7 +293,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
     throw InputError(a.pred, 0, "the sequence has " + std::to_string(query.size()) + " residues, the scores " +
                                     std::to_string(L));
   }
-  const bio::ContactPrecision p = bio::evaluate_contacts(scores, *load_truth(a.truth, query, L, ctx.err));
+  const bio::ContactPrecision p = bio::evaluate_contacts(scores, *load_truth(a.truth, query, L, a.pred, ctx.err));
   print_precision(p, ctx.out);
   if (!a.json.empty()) write_json_file(a.json, precision_json(p));
   return 0;

@@ -68,6 +68,7 @@ int run_train(const TrainArgs& a, Context& ctx) {
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   graph::NodeDataset dataset = graph::load_node_dataset(a.data);
   print_warnings(dataset, ctx.err);
+  if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
   if (a.validation_fraction > 0.0) {
     // Hyperparameters are chosen on the held-out nodes; the test split stays unscored.
     graph::hold_out_validation(dataset, a.validation_fraction, a.validation_seed);

@@ -175,12 +175,17 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
 Tensor predict_with_contact_model(const bio::FamilyFeatures& family, const std::string& model_path, Context& context) {
   const std::string path = model_path.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : model_path;
   const CheckpointData data = load_checkpoint(path);
-  std::unique_ptr<Module> module = module_from_checkpoint(data, context.registry);
-  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
-  if (model == nullptr) throw InputError(path, 0, "the model file does not hold a contact_model");
-  {
+  std::unique_ptr<Module> module;
+  bio::ContactModel* model = nullptr;
+  try {  // a bad stored config or parameter list is an error in the model file: name it
+    module = module_from_checkpoint(data, context.registry);
+    model = dynamic_cast<bio::ContactModel*>(module.get());
+    if (model == nullptr) throw InputError(path, 0, "the model file does not hold a contact_model");
     ParameterArena arena(model->named_parameters());
     load_parameters(data, arena);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError(path, 0, e.what());
   }
   model->eval();
   return bio::predict_contact_probabilities(*model, family);

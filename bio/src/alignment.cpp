@@ -75,6 +75,10 @@ Alignment read_alignment(const std::string& path, AlignmentFormat format,
     case AlignmentFormat::kStockholm: a = detail::read_stockholm(path); break;
     case AlignmentFormat::kAuto: break;
   }
+  if (a.length > kMaxAlignmentColumns) {
+    throw InputError(path, 0, std::to_string(a.length) + " aligned columns, more than the " +
+                                  std::to_string(kMaxAlignmentColumns) + " supported");
+  }
   if (!query_name.empty()) {
     const auto it = std::find(a.names.begin(), a.names.end(), query_name);
     if (it == a.names.end()) {

@@ -6,12 +6,19 @@
 
 namespace attend::bio {
 
+namespace {
+// L * L after checking L, so that a bad length fails the check instead of overflowing.
+std::size_t checked_area(int64_t length) {
+  ATTEND_CHECK(length >= 0 && length <= kMaxContactMapLength,
+               "length " << length << " outside 0.." << kMaxContactMapLength);
+  return static_cast<std::size_t>(length * length);
+}
+}  // namespace
+
 ContactMap::ContactMap(int64_t length)
     : length_(length),
-      distance_(static_cast<std::size_t>(length * length), std::numeric_limits<float>::quiet_NaN()),
-      state_(static_cast<std::size_t>(length * length), kNotEvaluable) {
-  ATTEND_CHECK(length >= 0, "negative length " << length);
-}
+      distance_(checked_area(length), std::numeric_limits<float>::quiet_NaN()),
+      state_(static_cast<std::size_t>(length * length), kNotEvaluable) {}
 
 void ContactMap::set(int64_t i, int64_t j, float distance, bool contact) {
   ATTEND_CHECK(i >= 0 && j >= 0 && i < length_ && j < length_ && i != j,

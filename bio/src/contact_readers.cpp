@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "attend/bio/contact_map.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
 #include "attend/core/io/line_reader.hpp"
@@ -95,6 +96,9 @@ Tensor read_casp_rr(const std::string& path, std::string* sequence_out) {
       const int64_t j = reader.parse_int(fields[1], "a residue number j");
       const float p = reader.parse_float(fields.back(), "a probability p");
       if (i < 1 || j < 1 || i == j) reader.fail("residue numbers must be >= 1 and differ");
+      if (i > kMaxContactMapLength || j > kMaxContactMapLength) {
+        reader.fail("residue number beyond the longest supported sequence, " + std::to_string(kMaxContactMapLength));
+      }
       entries.push_back({i - 1, j - 1, p, reader.line_number()});
     }
   }
@@ -103,6 +107,10 @@ Tensor read_casp_rr(const std::string& path, std::string* sequence_out) {
     for (const Entry& e : entries) L = std::max({L, e.i + 1, e.j + 1});
   }
   if (L == 0) throw InputError(path, 0, "no sequence and no contacts in the RR file");
+  if (L > kMaxContactMapLength) {
+    throw InputError(path, 0, "a sequence of " + std::to_string(L) + " residues, longer than the longest supported, " +
+                                  std::to_string(kMaxContactMapLength));
+  }
   Tensor scores({L, L});  // [L, L], 0 where not listed
   for (const Entry& e : entries) {
     if (e.i >= L || e.j >= L) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <system_error>
 
 #include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_truth.hpp"
@@ -24,7 +25,8 @@ namespace fs = std::filesystem;
 ContactFamilyEntry make_entry(const std::string& alignment, const std::string& truth, const std::string& source,
                               int64_t line) {
   for (const std::string& path : {alignment, truth}) {
-    if (!fs::is_regular_file(path)) {
+    std::error_code error;  // e.g. a name too long for the file system: no such file
+    if (!fs::is_regular_file(path, error)) {
       throw InputError(source, static_cast<std::size_t>(line), "no such file '" + path + "'");
     }
   }
@@ -58,7 +60,8 @@ Json run_identity(const ContactTrainOptions& o, const std::vector<TrainingFamily
 
 std::vector<ContactFamilyEntry> parse_family_list(const std::string& spec) {
   std::vector<ContactFamilyEntry> entries;
-  if (fs::is_regular_file(spec)) {
+  std::error_code error;
+  if (fs::is_regular_file(spec, error)) {
     std::ifstream in(spec);
     if (!in) throw InputError(spec, 0, "cannot read the family list");
     const fs::path folder = fs::path(spec).parent_path();

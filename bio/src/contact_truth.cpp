@@ -67,7 +67,9 @@ ContactMap read_contacts_tsv(const std::string& path) {
       if (fields[0] == "#L") {
         if (fields.size() != 2) reader.fail("expected '#L <length>', got '" + line + "'");
         declared_length = reader.parse_int(fields[1], "a sequence length");
-        if (declared_length <= 0) reader.fail("the length must be positive, got " + fields[1]);
+        if (declared_length <= 0 || declared_length > kMaxContactMapLength) {
+          reader.fail("the length must be in 1.." + std::to_string(kMaxContactMapLength) + ", got " + fields[1]);
+        }
       }
       continue;
     }
@@ -79,6 +81,9 @@ ContactMap read_contacts_tsv(const std::string& path) {
     p.j = reader.parse_int(fields[1], "a 1-based position j");
     if (p.i < 1 || p.j < 1 || p.i == p.j) {
       reader.fail("positions must be >= 1 and differ, got " + fields[0] + " " + fields[1]);
+    }
+    if (p.i > kMaxContactMapLength || p.j > kMaxContactMapLength) {
+      reader.fail("position beyond the longest supported sequence, " + std::to_string(kMaxContactMapLength));
     }
     p.distance = fields[2] == "NA" ? std::numeric_limits<float>::quiet_NaN()
                                    : reader.parse_float(fields[2], "a distance or NA");

@@ -17,7 +17,7 @@ constexpr int64_t kRowBlock = 32;
 std::vector<float> sequence_weights(const Alignment& a, double identity_threshold) {
   const int64_t N = a.num_sequences();
   const int64_t L = a.length;
-  ATTEND_CHECK(L <= 65535, "sequence weights count identities in uint16, L = " << L);
+  ATTEND_CHECK(L <= kMaxAlignmentColumns, "sequence weights count identities in uint16, L = " << L);
   const int64_t id_threshold = static_cast<int64_t>(std::ceil(identity_threshold * static_cast<double>(L)));
 
   std::vector<uint8_t> by_column(static_cast<std::size_t>(N * L));  // [L, N]

@@ -30,15 +30,16 @@ Json AdamOptions::to_json() const {
 Adam::Adam(AdamOptions options) : Adam(options, false) {}
 
 Adam::Adam(AdamOptions options, bool decoupled) : options_(options), decoupled_(decoupled) {
+  const std::string name = decoupled ? "adamw" : "adam";
+  require_optimizer_option(std::isfinite(options.lr) && options.lr >= 0.0, name, "lr must be >= 0", options.lr);
+  require_optimizer_option(options.beta1 >= 0.0 && options.beta1 < 1.0, name, "beta1 must be in [0, 1)",
+                           options.beta1);
+  require_optimizer_option(options.beta2 >= 0.0 && options.beta2 < 1.0, name, "beta2 must be in [0, 1)",
+                           options.beta2);
+  require_optimizer_option(std::isfinite(options.eps) && options.eps > 0.0, name, "eps must be > 0", options.eps);
+  require_optimizer_option(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, name,
+                           "weight_decay must be >= 0", options.weight_decay);
   set_lr(options.lr);
-  const char* name = decoupled ? "adamw" : "adam";
-  ATTEND_CHECK(options.beta1 >= 0.0 && options.beta1 < 1.0,
-               name << ": beta1 must be in [0, 1), got " << options.beta1);
-  ATTEND_CHECK(options.beta2 >= 0.0 && options.beta2 < 1.0,
-               name << ": beta2 must be in [0, 1), got " << options.beta2);
-  ATTEND_CHECK(options.eps > 0.0, name << ": eps must be > 0, got " << options.eps);
-  ATTEND_CHECK(options.weight_decay >= 0.0,
-               name << ": weight_decay must be >= 0, got " << options.weight_decay);
 }
 
 Json Adam::config() const {

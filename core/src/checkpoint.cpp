@@ -1,5 +1,8 @@
 #include "attend/core/checkpoint.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
@@ -70,6 +73,13 @@ CheckpointData load_checkpoint(const std::string& path) {
   CheckpointData data;
   data.model = read_json(file, "/model");
   data.parameters = read_named(file, "/parameters");
+  // Training stops on a non-finite loss, so no run saves a NaN or infinite parameter: one in
+  // the file is damage (it would surface later as non-finite outputs).
+  for (const auto& [name, tensor] : data.parameters) {
+    if (!std::all_of(tensor.begin(), tensor.end(), [](float v) { return std::isfinite(v); })) {
+      throw InputError(path, 0, "dataset '/parameters/" + name + "': a non-finite value (a damaged file?)");
+    }
+  }
   data.optimizer_type = file.get_attr_string("/optimizer", "type");
   data.optimizer_config = read_json(file, "/optimizer/config");
   data.optimizer_state = read_named(file, "/optimizer/state");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -52,6 +53,27 @@ std::string hdf5_reason() {
 
 [[noreturn]] void fail(const std::string& file, const std::string& object, const std::string& what) {
   throw InputError(file, 0, object + ": " + what);
+}
+
+// The element count of a dataset of `shape`, after checking that its values fit in the file at
+// all: deflate packs at most about 1032:1, so more bytes than 1032 times the file's size (plus
+// 1 MiB) is a damaged file, whose dimensions would otherwise overflow or ask for petabytes.
+int64_t checked_numel(const std::string& file, const std::string& label, const Shape& shape,
+                      int64_t element_bytes) {
+  std::error_code error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(file, error);
+  const double limit = error ? std::numeric_limits<double>::infinity()
+                             : 1032.0 * static_cast<double>(file_bytes) + static_cast<double>(1 << 20);
+  double bytes = static_cast<double>(element_bytes);
+  for (int64_t d : shape) {
+    if (d < 0) fail(file, label, "negative dimension in shape " + shape_to_string(shape) + " (a damaged file?)");
+    bytes *= static_cast<double>(d);
+  }
+  if (bytes > limit) {
+    fail(file, label, "shape " + shape_to_string(shape) + " cannot be stored in a file of " +
+                          std::to_string(file_bytes) + " bytes (a damaged file?)");
+  }
+  return shape_numel(shape);
 }
 
 std::string dataset_label(const std::string& path) { return "dataset '" + path + "'"; }
@@ -471,6 +493,7 @@ Tensor Hdf5File::read_tensor(const std::string& dataset_path) const {
     fail(path_, label, "has rank " + std::to_string(shape.size()) + ", at most " +
                            std::to_string(Tensor::kMaxRank) + " is supported");
   }
+  checked_numel(path_, label, shape, 4);
   Tensor tensor(shape);
   if (tensor.numel() > 0) {
     check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()),
@@ -518,7 +541,7 @@ std::vector<int64_t> Hdf5File::read_int64(const std::string& dataset_path, Shape
   }
   Hid space(H5Dget_space(dataset.get()), H5Sclose);
   const Shape found = space_shape(space.get());
-  std::vector<int64_t> values(static_cast<std::size_t>(shape_numel(found)));
+  std::vector<int64_t> values(static_cast<std::size_t>(checked_numel(path_, label, found, 8)));
   if (!values.empty()) {
     check(H5Dread(dataset.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
           path_, label, "read");

@@ -1,10 +1,13 @@
 #include "attend/core/heap.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <new>
 #include <utility>
 #include <vector>
+
+#include "attend/core/error.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -52,7 +55,14 @@ void* allocate_storage(std::size_t bytes) {
       return p;
     }
   }
-  return ::operator new(bytes);
+  try {
+    return ::operator new(bytes);
+  } catch (const std::bad_alloc&) {
+    char size[32];
+    std::snprintf(size, sizeof(size), "%.3g GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    throw InputError(std::string("out of memory: cannot allocate ") + size +
+                     " for a tensor (the data or the model settings ask for more than this machine has)");
+  }
 }
 
 void release_storage(void* p, std::size_t bytes) noexcept {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
@@ -71,6 +72,13 @@ void Optimizer::load_entries(const OptimizerState& state, const Buffers& buffers
   for (std::size_t i = 0; i < sources.size(); ++i) {
     buffers[i].second->assign(sources[i]->begin(), sources[i]->end());
   }
+}
+
+void require_optimizer_option(bool ok, const std::string& optimizer, const std::string& what, double value) {
+  if (ok) return;
+  std::ostringstream message;
+  message << optimizer << ": " << what << ", got " << value;
+  throw InputError(message.str());
 }
 
 std::unique_ptr<Optimizer> make_optimizer(const std::string& type, const Json& config) {

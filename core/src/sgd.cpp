@@ -27,12 +27,14 @@ Json SgdOptions::to_json() const {
 }
 
 Sgd::Sgd(SgdOptions options) : options_(options) {
+  require_optimizer_option(std::isfinite(options.lr) && options.lr >= 0.0, "sgd", "lr must be >= 0", options.lr);
+  require_optimizer_option(options.momentum >= 0.0 && options.momentum < 1.0, "sgd", "momentum must be in [0, 1)",
+                           options.momentum);
+  require_optimizer_option(!options.nesterov || options.momentum > 0.0, "sgd", "nesterov needs momentum > 0",
+                           options.momentum);
+  require_optimizer_option(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, "sgd",
+                           "weight_decay must be >= 0", options.weight_decay);
   set_lr(options.lr);
-  ATTEND_CHECK(options.momentum >= 0.0 && options.momentum < 1.0,
-               "sgd: momentum must be in [0, 1), got " << options.momentum);
-  ATTEND_CHECK(!options.nesterov || options.momentum > 0.0, "sgd: nesterov needs momentum > 0");
-  ATTEND_CHECK(options.weight_decay >= 0.0,
-               "sgd: weight_decay must be >= 0, got " << options.weight_decay);
 }
 
 Json Sgd::config() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "attend/core/error.hpp"
@@ -19,9 +20,15 @@ std::string shape_to_string(const Shape& shape) {
 }
 
 int64_t shape_numel(const Shape& shape) {
+  for (int64_t d : shape) ATTEND_CHECK(d >= 0, "negative dimension in shape " << shape_to_string(shape));
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) {
-    ATTEND_CHECK(d >= 0, "negative dimension in shape " << shape_to_string(shape));
+    // Sizes come from the user's data and settings: too large is bad input, as running out of
+    // memory is (heap.hpp).
+    if (n > std::numeric_limits<int64_t>::max() / d) {
+      throw InputError("shape " + shape_to_string(shape) + " has more elements than int64 counts");
+    }
     n *= d;
   }
   return n;

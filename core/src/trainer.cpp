@@ -70,9 +70,11 @@ TrainResult Trainer::fit(const std::function<double(int epoch)>& train_step,
     const int epoch = state_.epoch;
     arena_.zero_grad();
     const double train_loss = train_step(epoch);
-    ATTEND_CHECK(std::isfinite(train_loss), "training loss is " << train_loss << " at epoch "
-                                                                << epoch
-                                                                << " (try a lower learning rate)");
+    if (!std::isfinite(train_loss)) {  // the settings' fault (the learning rate), not a bug: bad input
+      std::ostringstream what;
+      what << "training loss is " << train_loss << " at epoch " << epoch << " (try a lower learning rate)";
+      throw InputError(what.str());
+    }
     if (options_.clip_grad_norm > 0.0) arena_.clip_grad_norm(options_.clip_grad_norm);
     optimizer_.step(arena_);
     EvalMetrics metrics;

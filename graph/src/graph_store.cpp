@@ -61,7 +61,7 @@ SparseMatrix read_features(const Hdf5File& file) {
   const Tensor values = file.read_tensor("/features/values");  // [nnz]
   const auto bad = [&](const std::string& what) { throw InputError(name, 0, "/features: " + what); };
   if (rows < 0 || cols < 0) bad("negative size " + std::to_string(rows) + " x " + std::to_string(cols));
-  if (static_cast<int64_t>(indptr.size()) != rows + 1) {
+  if (indptr.empty() || static_cast<int64_t>(indptr.size()) - 1 != rows) {
     bad("indptr has " + std::to_string(indptr.size()) + " entries for " + std::to_string(rows) + " rows");
   }
   if (values.rank() != 1 || values.numel() != static_cast<int64_t>(indices.size())) {
@@ -73,6 +73,9 @@ SparseMatrix read_features(const Hdf5File& file) {
   std::vector<int64_t> row_of(indices.size());
   for (int64_t r = 0; r < rows; ++r) {
     if (indptr[r + 1] < indptr[r]) bad("indptr decreases at row " + std::to_string(r));
+    if (indptr[r + 1] > static_cast<int64_t>(indices.size())) {
+      bad("indptr runs past the " + std::to_string(indices.size()) + " stored values at row " + std::to_string(r));
+    }
     for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
       if (indices[k] < 0 || indices[k] >= cols) {
         bad("column " + std::to_string(indices[k]) + " outside 0.." + std::to_string(cols - 1) + " in row " + std::to_string(r));

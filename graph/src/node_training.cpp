@@ -1,5 +1,7 @@
 #include "attend/graph/node_training.hpp"
 
+#include <optional>
+
 #include "attend/core/error.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/ops/softmax.hpp"
@@ -15,6 +17,13 @@ namespace attend::graph {
 namespace {
 // L2 on single layers (Schlichtkrull et al. 2018 regularise only the first R-GCN layer):
 // gradient += decay * value for every parameter under `layers.<i>.`, coupled like Adam's
+// An InputError that names no file came from the model's settings: name the model file
+// (spec.name: the file, or the preset).
+[[noreturn]] void rethrow_naming_model(const InputError& e, const NodeModelSpec& spec) {
+  if (!e.file().empty()) throw e;
+  throw InputError(spec.name, 0, e.what());
+}
+
 // weight_decay. Element-wise, so the same bits for any thread count.
 void add_layer_weight_decay(ParameterArena& arena, const std::vector<double>& decay) {
   std::span<const float> values = arena.values();
@@ -63,13 +72,19 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
                                     const Registry& registry, const NodeRunOptions& options) {
   const NodeDataset& d = data.dataset;
   if (d.train.empty()) throw InputError(d.name + ": the dataset has no training split");
-  const Json config = resolve_model_config(spec, d, data.graph, options.seed, registry);
-  NodeClassifier model(config, registry);
-  ParameterArena arena(model.named_parameters());
-  Json optimizer_config = spec.optimizer;
-  const std::string optimizer_type = optimizer_config["type"].get<std::string>();
-  optimizer_config.erase("type");
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(optimizer_type, optimizer_config);
+  // A bad option of a layer, the activation or the optimizer is an error in the model file.
+  std::optional<NodeClassifier> model;
+  std::unique_ptr<Optimizer> optimizer;
+  try {
+    model.emplace(resolve_model_config(spec, d, data.graph, options.seed, registry), registry);
+    Json optimizer_config = spec.optimizer;
+    const std::string optimizer_type = optimizer_config["type"].get<std::string>();
+    optimizer_config.erase("type");
+    optimizer = make_optimizer(optimizer_type, optimizer_config);
+  } catch (const InputError& e) {
+    rethrow_naming_model(e, spec);
+  }
+  ParameterArena arena(model->named_parameters());
 
   TrainerOptions to;
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
@@ -85,21 +100,26 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   Trainer trainer(arena, *optimizer, to);
 
   const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
-  const TrainResult fit = trainer.fit(
-      [&](int epoch) {
-        model.train();
-        Var logits = model.forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
-        Var loss = ops::cross_entropy(logits, d.labels, d.train);
-        loss.backward();
-        add_layer_weight_decay(arena, spec.layer_weight_decay);
-        return static_cast<double>(loss.value().item());
-      },
-      [&] {
-        model.eval();
-        Var logits = model.forward(data.features, data.graph, 0);
-        const double loss = ops::cross_entropy(logits, d.labels, val_rows).value().item();
-        return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows), {}};
-      });
+  TrainResult fit;
+  try {  // a diverging loss (too high a learning rate) is an error in the model file
+    fit = trainer.fit(
+        [&](int epoch) {
+          model->train();
+          Var logits = model->forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
+          Var loss = ops::cross_entropy(logits, d.labels, d.train);
+          loss.backward();
+          add_layer_weight_decay(arena, spec.layer_weight_decay);
+          return static_cast<double>(loss.value().item());
+        },
+        [&] {
+          model->eval();
+          Var logits = model->forward(data.features, data.graph, 0);
+          const double loss = ops::cross_entropy(logits, d.labels, val_rows).value().item();
+          return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows), {}};
+        });
+  } catch (const InputError& e) {
+    rethrow_naming_model(e, spec);
+  }
 
   NodeRunResult result;
   result.seed = options.seed;
@@ -108,13 +128,13 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   result.seconds = fit.seconds;
   {
     NoGradGuard no_grad;
-    model.eval();
-    const Tensor logits = model.forward(data.features, data.graph, 0).value();
+    model->eval();
+    const Tensor logits = model->forward(data.features, data.graph, 0).value();
     if (!d.val.empty()) result.val_acc = accuracy(logits, d.labels, d.val);
     result.test_acc = accuracy(logits, d.labels, d.test);
   }
   if (!options.save_path.empty()) {
-    CheckpointData checkpoint = capture_checkpoint(model, arena, optimizer.get(), &trainer.state());
+    CheckpointData checkpoint = capture_checkpoint(*model, arena, optimizer.get(), &trainer.state());
     checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
     save_checkpoint(options.save_path, checkpoint);
   }
@@ -124,15 +144,20 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
 LoadedNodeModel load_node_model(const std::string& path, const Registry& registry) {
   const CheckpointData data = load_checkpoint(path);
   LoadedNodeModel loaded;
-  std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
-  auto* classifier = dynamic_cast<NodeClassifier*>(module.get());
-  if (classifier == nullptr) throw InputError(path, 0, "the checkpoint holds a '" + module->type_name() + "', not a node classifier");
-  module.release();
-  loaded.model.reset(classifier);
-  ParameterArena arena(loaded.model->named_parameters());
-  load_parameters(data, arena);
-  if (data.model.contains("preprocess")) loaded.normalize_features = data.model["preprocess"].value("normalize_features", true);
-  return loaded;  // the arena's values go back to the parameters when it is destroyed
+  try {  // a bad stored config or parameter list is an error in the checkpoint: name it
+    std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
+    auto* classifier = dynamic_cast<NodeClassifier*>(module.get());
+    if (classifier == nullptr) throw InputError(path, 0, "the checkpoint holds a '" + module->type_name() + "', not a node classifier");
+    module.release();
+    loaded.model.reset(classifier);
+    ParameterArena arena(loaded.model->named_parameters());
+    load_parameters(data, arena);  // the arena's values go back to the parameters when it is destroyed
+    if (data.model.contains("preprocess")) loaded.normalize_features = data.model["preprocess"].value("normalize_features", true);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError(path, 0, e.what());
+  }
+  return loaded;
 }
 
 Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,

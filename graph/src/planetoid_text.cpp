@@ -28,7 +28,10 @@ std::vector<int64_t> read_header(io::LineReader& reader, std::size_t count, cons
     reader.fail(std::string("expected a header '") + layout + "', got '" + line + "'");
   }
   std::vector<int64_t> out;
-  for (std::size_t i = 1; i <= count; ++i) out.push_back(reader.parse_int(fields[i], "a count"));
+  for (std::size_t i = 1; i <= count; ++i) {
+    out.push_back(reader.parse_int(fields[i], "a count"));
+    if (out.back() < 0) reader.fail(std::string("negative count in the header '") + layout + "', got '" + line + "'");
+  }
   return out;
 }
 
@@ -57,12 +60,16 @@ NodeDataset load_planetoid_text(const std::string& dir) {
   d.name = fs::path(dir).filename().string();
   if (d.name.empty()) d.name = fs::path(dir).parent_path().filename().string();
 
+  // The feature matrix is built once the labels confirmed N: a header's N alone (a typo, a
+  // damaged file) must not size an allocation.
+  int64_t num_features = 0;
+  std::vector<int64_t> rows, cols;
+  std::vector<float> values;
   {  // features
     io::LineReader reader(find_file(dir, "features.coo.txt"));
     const auto h = read_header(reader, 3, "# N F nnz");
     d.num_nodes = h[0];
-    std::vector<int64_t> rows, cols;
-    std::vector<float> values;
+    num_features = h[1];
     std::string line;
     while (reader.next(line)) {
       auto f = io::split_whitespace(line);
@@ -77,7 +84,6 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     if (static_cast<int64_t>(rows.size()) != h[2]) {
       reader.fail("header announces " + std::to_string(h[2]) + " entries, found " + std::to_string(rows.size()));
     }
-    d.features = SparseMatrix::from_triplets(h[0], h[1], rows, cols, values);
   }
   {  // labels
     io::LineReader reader(find_file(dir, "labels.txt"));
@@ -87,6 +93,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
       if (f.size() != 1) reader.fail("expected one class id per line, got '" + line + "'");
       const int64_t y = reader.parse_int(f[0], "a class id");
       if (y < -1) reader.fail("class id " + f[0] + " below -1 (-1 marks an unlabelled node)");
+      if (y >= d.num_nodes) reader.fail("class id " + f[0] + " not below the number of nodes, " + std::to_string(d.num_nodes));
       d.labels.push_back(y);
       d.num_classes = std::max(d.num_classes, y + 1);
     }
@@ -94,6 +101,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
       reader.fail(std::to_string(d.labels.size()) + " labels for " + std::to_string(d.num_nodes) + " nodes");
     }
   }
+  d.features = SparseMatrix::from_triplets(d.num_nodes, num_features, rows, cols, values);
   {  // edges
     io::LineReader reader(find_file(dir, "edges.txt"));
     const auto h = read_header(reader, 2, "# N E");

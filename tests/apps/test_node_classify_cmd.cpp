@@ -155,3 +155,23 @@ TEST_CASE("node-classify reports bad input in one line", "[apps]") {
   }
   CHECK_FALSE(fs::exists(tmp.path() / "p.tsv"));
 }
+
+TEST_CASE("node-classify names the model file in a bad layer or optimizer option", "[apps]") {
+  // Found by scripts/fuzz_inputs.py: these messages named the layer but not the file.
+  attend::testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "d").string();
+  for (const std::string& model :
+       {std::string(R"({"layers": [{"type": "gat", "dropout": 1.5}]})"),
+        std::string(R"({"layers": [{"type": "gat", "out_channels": 1e308}]})"),
+        std::string(R"({"layers": [{"type": "gat"}], "activation": "tanh"})"),
+        std::string(R"({"layers": [{"type": "gat"}], "optimizer": {"type": "adam", "weightdecay": 1}})")}) {
+    const std::string path = (tmp.path() / "model.json").string();
+    { std::ofstream(path) << model; }
+    const Result r = run({"node-classify", "train", "--data", data, "--model", path, "--epochs", "1", "--quiet",
+                          "--save", (tmp.path() / "m.h5").string()});
+    INFO(model << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("error: " + path + ": "));
+    CHECK_FALSE(fs::exists(tmp.path() / "m.h5"));
+  }
+}

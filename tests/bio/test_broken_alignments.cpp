@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "attend/bio/alignment.hpp"
@@ -63,4 +64,14 @@ TEST_CASE("every broken file fails with the file and the exact line", "[bio][io]
 TEST_CASE("a missing alignment file names the file", "[bio][io]") {
   CHECK_THROWS_WITH(bio::read_alignment(kBroken + "does_not_exist.fasta"),
                     Catch::Contains("does_not_exist.fasta: cannot open file"));
+}
+
+TEST_CASE("an alignment wider than the supported columns is bad input", "[bio][io]") {
+  // Found by scripts/fuzz_inputs.py: 70000 columns reached the sequence weights' uint16 check
+  // and failed as an internal error.
+  const fs::path path = fs::temp_directory_path() / "attend_test_wide.aln";
+  std::ofstream(path) << std::string(bio::kMaxAlignmentColumns + 1, 'A') << '\n';
+  CHECK_THROWS_WITH(bio::read_alignment(path.string()),
+                    path.string() + ": 65536 aligned columns, more than the 65535 supported");
+  fs::remove(path);
 }

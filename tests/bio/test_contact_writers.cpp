@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "attend/bio/contact_map.hpp"
 #include "attend/bio/contact_readers.hpp"
 #include "attend/bio/contact_writers.hpp"
 #include "attend/core/error.hpp"
@@ -176,4 +177,12 @@ TEST_CASE("a failed write leaves no file and readers name bad input", "[bio][io]
   CHECK_THROWS_WITH(read_prediction(dir + "/ragged.mat"), Catch::Contains("ragged.mat:2"));
   std::ofstream(dir + "/bad.rr") << "PFRMAT RR\nMODEL 1\nACDEFGH\n1 7 0 8 x\nEND\n";
   CHECK_THROWS_WITH(read_prediction(dir + "/bad.rr"), Catch::Contains("bad.rr:4"));
+  // Found by scripts/fuzz_inputs.py: without a sequence line the residue numbers give L, and
+  // a mistyped one must not ask for an L x L map of terabytes.
+  std::ofstream(dir + "/huge.rr") << "PFRMAT RR\n1 2 0 8 0.5\n1 99999999 0 8 0.5\nEND\n";
+  CHECK_THROWS_WITH(read_prediction(dir + "/huge.rr"), Catch::Contains("huge.rr:3") &&
+                                                         Catch::Contains("longest supported sequence"));
+  std::ofstream(dir + "/long.rr") << "PFRMAT RR\n" << std::string(kMaxContactMapLength + 1, 'A') << "\nEND\n";
+  CHECK_THROWS_WITH(read_prediction(dir + "/long.rr"), Catch::Contains("long.rr: ") &&
+                                                         Catch::Contains("longer than the longest supported"));
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "attend/core/checkpoint.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
@@ -161,4 +163,13 @@ TEST_CASE("load_checkpoint explains what is wrong with a file", "[core][io]") {
     file.write_string("/model", "{not json");
   }
   CHECK_THROWS_WITH(load_checkpoint(bad_json), Contains("'/model'") && Contains("expected JSON"));
+
+  // Found by scripts/fuzz_inputs.py: a damaged contact model with an infinite weight predicted
+  // non-finite scores, which failed later as an internal error in the writers.
+  const std::string damaged = dir.file("damaged.h5");
+  CheckpointData data = example_checkpoint();
+  data.parameters[2].second[3] = std::numeric_limits<float>::infinity();
+  save_checkpoint(damaged, data);
+  CHECK_THROWS_WITH(load_checkpoint(damaged),
+                    Contains(damaged) && Contains("'/parameters/head.bias': a non-finite value"));
 }

@@ -61,3 +61,14 @@ TEST_CASE("line reader errors name the file and the line", "[core][io]") {
   CHECK_THROWS_AS(io::LineReader("/nonexistent/attend/file.txt"), InputError);
   CHECK(io::split_on("a\t\tb", '\t') == std::vector<std::string>{"a", "", "b"});
 }
+
+TEST_CASE("line reader refuses a NUL byte with the file, line and column", "[core][io]") {
+  // Found by scripts/fuzz_inputs.py: a binary blob passed as TSV triples reached the HDF5
+  // writer, which cannot store NUL, and failed as an internal error.
+  const fs::path p = temp_file("binary.tsv");
+  std::ofstream(p, std::ios::binary) << std::string("a\tb\tc\nd\te\0f\tg\n", 14);
+  io::LineReader reader(p.string());
+  std::string line;
+  CHECK(reader.next(line));
+  CHECK_THROWS_WITH(reader.next(line), p.string() + ":2: a NUL byte at column 4 (binary data in a text file?)");
+}

@@ -222,7 +222,11 @@ TEST_CASE("optimizers are built from their config", "[core]") {
   CHECK_THROWS_AS(make_optimizer("rmsprop", Json::object()), InputError);
   CHECK_THROWS_AS(make_optimizer("adam", Json{{"betta1", 0.9}}), InputError);
   CHECK_THROWS_AS(make_optimizer("sgd", Json{{"lr", "fast"}}), InputError);
-  CHECK_THROWS_AS(Sgd(SgdOptions{0.1, 0.0, true}), Error);
+  CHECK_THROWS_AS(Sgd(SgdOptions{0.1, 0.0, true}), InputError);
+  // Found by scripts/fuzz_inputs.py: option values out of range in a model file are bad input.
+  CHECK_THROWS_WITH(make_optimizer("adam", Json{{"lr", -1.0}}), Catch::Contains("adam: lr must be >= 0, got -1"));
+  CHECK_THROWS_AS(make_optimizer("adamw", Json{{"beta2", 1.0}}), InputError);
+  CHECK_THROWS_AS(make_optimizer("sgd", Json{{"momentum", 1e308}}), InputError);
 }
 
 TEST_CASE("optimizer steps are bit-identical for 1 and 2 threads", "[core]") {

@@ -12,6 +12,13 @@ TEST_CASE("option keys are checked and typed values read", "[core]") {
   CHECK(option_or<int64_t>(config, "missing", 7, "gat") == 7);
   CHECK_THROWS_WITH(option_or<int64_t>(config, "dropout", 1, "gat"), Catch::Matchers::Contains("whole number"));
   CHECK_THROWS_WITH(option_required<int64_t>(config, "in_channels", "gat"), Catch::Matchers::Contains("missing"));
+  // Found by scripts/fuzz_inputs.py: heads * out_channels overflowed int64 in the layers.
+  const Json big = {{"a", 9223372036854775807LL}, {"b", -2147483648LL}, {"c", 2147483647}, {"d", 18446744073709551615ULL}};
+  CHECK_THROWS_WITH(option_or<int64_t>(big, "a", 1, "gat"), Catch::Matchers::Contains("gat: option 'a' must be within"));
+  CHECK_THROWS_AS(option_or<int64_t>(big, "b", 1, "gat"), InputError);
+  CHECK(option_or<int64_t>(big, "c", 1, "gat") == 2147483647);
+  CHECK_THROWS_AS(option_or<int>(big, "d", 1, "gat"), InputError);
+  CHECK(option_or<uint64_t>(big, "d", 1, "gat") == 18446744073709551615ULL);  // seeds: unsigned, unbounded
 }
 
 TEST_CASE("floats held as float print as their shortest decimal", "[core]") {

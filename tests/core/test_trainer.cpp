@@ -225,6 +225,8 @@ TEST_CASE("a non-finite training loss stops training with an error", "[core]") {
   Trainer trainer(arena, sgd, quiet_options());
   CHECK_THROWS_WITH(trainer.fit([](int) { return std::nan(""); }, [] { return EvalMetrics{}; }),
                     Catch::Contains("training loss is nan at epoch 0"));
+  // The settings' fault (a model file's learning rate), so bad input: exit code 2, not internal.
+  CHECK_THROWS_AS(trainer.fit([](int) { return std::nan(""); }, [] { return EvalMetrics{}; }), InputError);
 }
 
 TEST_CASE("training is bit-identical for 1 and 2 threads", "[core]") {

@@ -237,6 +237,8 @@ TEST_CASE("broken, foreign and inconsistent graph files are one-line input error
          g.indices = {0, 1};
        },
        "indptr decreases at row 1"},
+      // Found by scripts/fuzz_inputs.py: row 0 read past the indices before the end check.
+      {[](RawGraph& g) { g.indptr = {0, 7, 7, 2}; }, "indptr runs past the 2 stored values at row 0"},
       {[](RawGraph& g) { g.indptr = {0, 1, 1, 1}; }, "indptr must run from 0"},
       {[](RawGraph& g) { g.indices = {2, 0}; }, "column 2 outside 0..1 in row 0"},
       {[](RawGraph& g) {

@@ -84,6 +84,14 @@ TEST_CASE("broken text datasets are reported with file and line", "[graph][io]")
   CHECK_THAT(load_error("bad_edge", "edges.txt", "# 3 1\n0 7\n"), Contains("edges.txt:2: node id 7 outside 0..2"));
   CHECK_THAT(load_error("bad_labels", "labels.txt", "0\n1\n"), Contains("2 labels for 3 nodes"));
   CHECK_THAT(load_error("bad_split", "split_val.txt", "0\n"), Contains("the val split's node 0 is already in the train split"));
+  // Found by scripts/fuzz_inputs.py: a class id of INT64_MAX overflowed the class count, and a
+  // header's N alone sized the feature matrix before the labels could refute it.
+  CHECK_THAT(load_error("huge_class", "labels.txt", "0\n9223372036854775807\n0\n"),
+             Contains("labels.txt:2: class id 9223372036854775807 not below the number of nodes, 3"));
+  CHECK_THAT(load_error("huge_n", "features.coo.txt", "# 99999999999 2 1\n0 0 1\n"),
+             Contains("labels.txt:3: 3 labels for 99999999999 nodes"));
+  CHECK_THAT(load_error("negative_n", "features.coo.txt", "# -3 2 0\n"),
+             Contains("features.coo.txt:1: negative count in the header"));
   fs::remove(write_dataset("missing", tiny_dataset()) / "labels.txt");
   CHECK_THROWS_WITH(graph::load_planetoid_text((fs::temp_directory_path() / "attend_test_planetoid" / "missing").string()),
                     Contains("labels.txt: missing file"));

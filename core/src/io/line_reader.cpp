@@ -68,6 +68,10 @@ bool LineReader::next(std::string& line) {
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   ++line_number_;
+  // No text format attend reads has NUL bytes; a line with one is a binary or damaged file
+  // (and NUL could not be stored in the HDF5 name lists).
+  const std::size_t nul = line.find('\0');
+  if (nul != std::string::npos) fail("a NUL byte at column " + std::to_string(nul + 1) + " (binary data in a text file?)");
   return true;
 }
 

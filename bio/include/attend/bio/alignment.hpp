@@ -23,6 +23,9 @@
 
 namespace attend::bio {
 
+/// The most columns an alignment may have: sequence weights count identities in uint16.
+inline constexpr int64_t kMaxAlignmentColumns = 65535;
+
 /// An alignment of N sequences over L columns, row 0 is the query.
 struct Alignment {
   /// Sequence names, [N] (the first word of a header; the line number for PSICOV files).

@@ -7,6 +7,11 @@
 
 namespace attend::bio {
 
+/// The longest sequence a contact file may describe (positions, `#L`, an RR file's residue
+/// numbers): a map is L x L, so a mistyped position would otherwise ask for terabytes. No
+/// chain in the PDB comes near it.
+inline constexpr int64_t kMaxContactMapLength = 40000;
+
 /// Truth over L positions: for each pair, a distance (NaN when unknown) and a state.
 class ContactMap {
  public:

@@ -69,6 +69,10 @@ class Optimizer {
   int64_t step_ = 0;
 };
 
+/// Throw attend::InputError "<optimizer>: <what>, got <value>" unless `ok`. Optimizer options
+/// come from model files and flags, so a value out of range is bad input (as for layers).
+void require_optimizer_option(bool ok, const std::string& optimizer, const std::string& what, double value);
+
 /// Build an optimizer by type name ("sgd", "adam", "adamw") from its config JSON; an unknown
 /// name or option throws attend::InputError listing the valid ones.
 std::unique_ptr<Optimizer> make_optimizer(const std::string& type, const Json& config);

@@ -19,8 +19,13 @@ using Json = nlohmann::json;
 void check_option_keys(const Json& config, const std::vector<std::string>& known,
                        const std::string& owner);
 
-/// `config[key]` as T, or `fallback` when the key is absent; a value of the wrong type throws
-/// attend::InputError naming `owner` and `key`.
+/// Signed whole-number options (sizes, counts, heads) must lie within +-kMaxWholeOption, so
+/// that a product of two of them cannot overflow int64.
+inline constexpr int64_t kMaxWholeOption = 2147483647;
+
+/// `config[key]` as T, or `fallback` when the key is absent; a value of the wrong type, or a
+/// signed whole number beyond kMaxWholeOption, throws attend::InputError naming `owner` and
+/// `key`.
 template <class T>
 T option_or(const Json& config, const std::string& key, T fallback, const std::string& owner) {
   if (!config.is_object() || !config.contains(key)) return fallback;
@@ -30,6 +35,15 @@ T option_or(const Json& config, const std::string& key, T fallback, const std::s
       if (!value.is_number_integer()) throw InputError(owner + ": option '" + key +
                                                        "' must be a whole number, got " +
                                                        value.dump());
+      if constexpr (std::is_signed_v<T>) {
+        const bool beyond = value.is_number_unsigned()
+                                ? value.get<uint64_t>() > static_cast<uint64_t>(kMaxWholeOption)
+                                : value.get<int64_t>() < -kMaxWholeOption || value.get<int64_t>() > kMaxWholeOption;
+        if (beyond) {
+          throw InputError(owner + ": option '" + key + "' must be within +-" + std::to_string(kMaxWholeOption) +
+                           ", got " + value.dump());
+        }
+      }
     }
     return value.get<T>();
   } catch (const nlohmann::json::exception&) {

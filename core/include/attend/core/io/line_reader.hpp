@@ -19,7 +19,8 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  /// The next line without its end-of-line characters (`\n`, `\r\n`); false at the end.
+  /// The next line without its end-of-line characters (`\n`, `\r\n`); false at the end. A line
+  /// with a NUL byte throws attend::InputError (file, line, column): no text format has one.
   bool next(std::string& line);
   /// 1-based number of the line last returned by `next` (0 before the first).
   std::size_t line_number() const { return line_number_; }

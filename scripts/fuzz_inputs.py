@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of the `attend` command line's input readers.
+
+Builds tiny valid inputs of every kind `attend` reads (alignments, PDB, contact lists and
+predictions, the graph dataset layouts, HDF5 files written by `attend convert` and `--save`,
+model JSON files), mutates one input per case (truncation, byte flips, line deletion,
+duplication and swaps, numbers replaced by huge, negative, NaN, inf or empty values, empty
+file, binary blob, gzip of the mutated text) and runs one small `attend` command on it.
+
+Oracle, per case (the quality bar of the command line):
+  * the exit status is 0 or 2 (bad input), never a signal, never another code;
+  * stderr carries no sanitizer report (run it against the ASan + UBSan build);
+  * a failing run leaves no file in its output folder (outputs are written atomically);
+  * a run that exits 2 names the input file (or its folder) in its message.
+Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr.
+
+Example (the sanitizer build of main):
+  LD_LIBRARY_PATH=/work/wt/binsan scripts/fuzz_inputs.py \
+      --attend /work/wt/binsan/attend-asan --seconds 600 --seed 1 --failures fuzz-failures
+"""
+
+import argparse
+import gzip
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "bio" / "fixtures"
+BROKEN = ROOT / "tests" / "bio" / "broken"
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "LeakSanitizer",
+                   "ERROR: UndefinedBehaviorSanitizer")
+NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+ODD_NUMBERS = [b"99999999999999999999", b"9223372036854775807", b"2147483648", b"-1", b"-2",
+               b"-2147483649", b"nan", b"NaN", b"inf", b"-inf", b"", b"1e308", b"1e-320",
+               b"0", b"-0", b"1.5", b"0x10", b"1e9"]
+
+
+# ----------------------------------------------------------------------------- seeds
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def planetoid_folder(folder):
+    """8 nodes on a ring plus chords, 4 features, 2 classes; split 4/2/2."""
+    n, f = 8, 4
+    feats = [(i, (i * 3 + k) % f, 1.0 + 0.5 * k) for i in range(n) for k in range(2)]
+    write(folder / "features.coo.txt",
+          f"# {n} {f} {len(feats)}\n" + "".join(f"{i} {c} {v}\n" for i, c, v in feats))
+    write(folder / "labels.txt", "".join(f"{i % 2}\n" for i in range(n)))
+    edges = [(i, (i + 1) % n) for i in range(n)] + [(0, 4), (2, 6)]
+    write(folder / "edges.txt", f"# {n} {len(edges)}\n" + "".join(f"{u} {v}\n" for u, v in edges))
+    write(folder / "split_train.txt", "0\n1\n2\n3\n")
+    write(folder / "split_val.txt", "4\n5\n")
+    write(folder / "split_test.txt", "6\n7\n")
+
+
+def rdf_folder(folder):
+    """Six people in two groups, a few relations and a literal; R-GCN split files."""
+    lines = []
+    for i in range(6):
+        lines.append(f"<http://x/p{i}> <http://x/worksWith> <http://x/p{(i + 1) % 6}> .")
+        lines.append(f"<http://x/p{i}> <http://x/member> <http://x/g{i % 2}> .")
+    lines.append('<http://x/p0> <http://x/name> "Zero \\"quoted\\""@en .')
+    lines.append("_:b1 <http://x/about> <http://x/p3> .")
+    write(folder / "tiny.nt", "\n".join(lines) + "\n")
+    head = "person\tid\tlabel_group\n"
+    write(folder / "trainingSet.tsv",
+          head + "".join(f"http://x/p{i}\t{i}.0\thttp://x/g{i % 2}\n" for i in range(4)))
+    write(folder / "testSet.tsv",
+          head + "".join(f"http://x/p{i}\t{i}.0\thttp://x/g{i % 2}\n" for i in range(4, 6)))
+
+
+def linqs_folder(folder):
+    write(folder / "tiny.content",
+          "".join(f"p{i}\t{i % 2}\t{(i + 1) % 2}\t1\tc{i % 3}\n" for i in range(6)))
+    write(folder / "tiny.cites", "".join(f"p{i}\tp{(i + 2) % 6}\n" for i in range(6)) + "p0\tmissing\n")
+
+
+TINY_GAT = ('{"layers": [{"type": "gat", "heads": 2, "out_channels": 3, "dropout": 0.1},\n'
+            '            {"type": "gat", "heads": 1, "concat": false}],\n'
+            ' "activation": "elu", "optimizer": {"type": "adam", "lr": 0.01, "weight_decay": 0.0005},\n'
+            ' "epochs": 2, "patience": 1, "stopping": "gat-reference", "normalize_features": true}\n')
+TINY_TRANSFORMER = ('{"layers": [{"type": "graph_transformer", "heads": 2, "out_channels": 2, "beta": true},\n'
+                    '            {"type": "gatv2", "heads": 1, "share_weights": true}],\n'
+                    ' "optimizer": {"type": "adam", "lr": 0.01}, "epochs": 2}\n')
+TINY_GRAPHORMER = ('{"layers": [{"type": "graphormer", "heads": 2, "out_channels": 4, "max_distance": 3},\n'
+                   '            {"type": "gat"}], "epochs": 2}\n')
+TINY_RGCN = ('{"layers": [{"type": "rgcn", "num_relations": "auto", "out_channels": 4, "num_bases": 2},\n'
+             '            {"type": "rgat", "num_relations": "auto", "heads": 2, "concat": false}],\n'
+             ' "activation": "relu", "epochs": 2}\n')
+
+
+def tiny_truth(path, length=8):
+    rows = [f"{i}\t{j}\t{abs(i - j) * 1.5:.3f}\t{int(abs(i - j) < 4)}\n"
+            for i in range(1, length + 1) for j in range(i + 1, length + 1)]
+    return write(path, f"#id tiny\n#L {length}\n#columns i j dist contact\n" + "".join(rows))
+
+
+def run_quiet(attend, args, cwd):
+    result = subprocess.run([attend] + args, cwd=cwd, capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        sys.exit(f"seed command failed: attend {' '.join(args)}\n{result.stderr}")
+
+
+def build_seeds(attend, base):
+    """Write the seed inputs under `base`; returns the targets: (kind, seeds, command builder)."""
+    seeds = base
+    planetoid_folder(seeds / "planetoid")
+    rdf_folder(seeds / "rdf")
+    linqs_folder(seeds / "linqs")
+    write(seeds / "triples.tsv", "a\tknows\tb\nb\tknows\tc\nc\tlikes\ta\nd\tlikes\ta\n")
+    models = [write(seeds / "json" / name, text) for name, text in
+              [("gat.json", TINY_GAT), ("transformer.json", TINY_TRANSFORMER),
+               ("graphormer.json", TINY_GRAPHORMER)]]
+    rgcn_model = write(seeds / "json" / "rgcn.json", TINY_RGCN)
+    truth = tiny_truth(seeds / "truth.tsv")
+    families = write(seeds / "families.txt", f"{FIXTURES / 'tiny.fasta'} {truth}\n"
+                                             f"{FIXTURES / 'tiny.a3m'} {truth}\n")
+    h5 = seeds / "h5"
+    h5.mkdir(parents=True, exist_ok=True)
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid.h5")], base)
+    run_quiet(attend, ["convert", "--graph", str(seeds / "rdf"), "--to", str(h5 / "rdf.h5")], base)
+    run_quiet(attend, ["convert", "--triples", str(seeds / "triples.tsv"), "--to", str(h5 / "triples.h5")], base)
+    run_quiet(attend, ["convert", "--msa", str(FIXTURES / "tiny.fasta"), "--to", str(h5 / "msa.h5"),
+                       "--with-scores"], base)
+    run_quiet(attend, ["node-classify", "train", "--data", str(seeds / "planetoid"), "--model", str(models[0]),
+                       "--epochs", "2", "--quiet", "--save", str(h5 / "gat_checkpoint.h5")], base)
+    run_quiet(attend, ["node-classify", "train", "--data", str(seeds / "rdf"), "--model", "rgcn-aifb",
+                       "--epochs", "2", "--quiet", "--save", str(h5 / "rgcn_checkpoint.h5")], base)
+    run_quiet(attend, ["contacts", "predict", "--msa", str(FIXTURES / "tiny.fasta"), "--out", str(seeds / "pred"),
+                       "--max-iterations", "3", "--quiet"], base)
+    run_quiet(attend, ["contacts", "train", "--families", str(families), "--out", str(h5 / "contact_model.h5"),
+                       "--epochs", "1", "--c-m", "4", "--c-z", "4", "--crop", "8", "--msa-depth", "4",
+                       "--quiet"], base)
+
+    alignments = sorted(p for p in FIXTURES.iterdir() if p.suffix != ".pdb" and p.is_file())
+    for sub in ("a3m", "fasta", "aln", "stockholm"):
+        alignments += sorted((BROKEN / sub).iterdir())
+    pdbs = [FIXTURES / "small.pdb"] + sorted((BROKEN / "pdb").iterdir())
+    contact_lists = [truth] + sorted((BROKEN / "contacts").iterdir())
+    predictions = [seeds / "pred.mat", seeds / "pred.rr", seeds / "pred.h5"]
+
+    def alignment_cmd(rng, f, out):
+        return rng.choice([
+            ["contacts", "predict", "--msa", f, "--out", f"{out}/p", "--max-iterations", "3", "--quiet",
+             "--json", f"{out}/fit.json"],
+            ["contacts", "predict", "--msa", f, "--out", f"{out}/p", "--method", "factored", "--heads", "2",
+             "--max-iterations", "3", "--quiet"],
+            ["convert", "--msa", f, "--to", f"{out}/msa.h5", "--with-scores"],
+        ])
+
+    def graph_train(model):
+        return lambda rng, d, out: ["node-classify", "train", "--data", d, "--model", model, "--epochs", "2",
+                                    "--quiet", "--save", f"{out}/m.h5", "--json", f"{out}/r.json"]
+
+    def graph_h5_cmd(rng, f, out):
+        if "triples" in Path(f).name or rng.random() < 0.3:  # no labels: convert only
+            return ["convert", "--graph", f, "--to", f"{out}/g.h5"]
+        return graph_train("rgcn-aifb" if "rdf" in Path(f).name else str(models[0]))(rng, f, out)
+
+    def checkpoint_cmd(rng, f, out):
+        data = seeds / ("rdf" if "rgcn" in Path(f).name else "planetoid")
+        return ["node-classify", "predict", "--data", str(data), "--checkpoint", f, "--out", f"{out}/p.tsv",
+                "--export-attention", f"{out}/att.h5"]
+
+    # kind -> (seed files or folders, command(rng, input path, out folder) -> argv)
+    return {
+        "alignment": (alignments, alignment_cmd),
+        "pdb": (pdbs, lambda rng, f, out: ["contacts", "eval", "--pred", str(seeds / "pred.h5"), "--pdb", f,
+                                           "--json", f"{out}/e.json"]),
+        "contacts-tsv": (contact_lists, lambda rng, f, out: ["contacts", "eval", "--pred", str(seeds / "pred.h5"),
+                                                             "--truth", f, "--json", f"{out}/e.json"]),
+        "prediction": (predictions, lambda rng, f, out: ["contacts", "eval", "--pred", f, "--truth", str(truth),
+                                                         "--json", f"{out}/e.json"]),
+        "alignment-h5": ([h5 / "msa.h5"], lambda rng, f, out: ["contacts", "predict", "--msa", f,
+                                                               "--out", f"{out}/p", "--quiet"]),
+        "contact-model": ([h5 / "contact_model.h5"], lambda rng, f, out: [
+            "contacts", "predict", "--method", "evoformer", "--model", f, "--msa", str(h5 / "msa.h5"),
+            "--out", f"{out}/p", "--quiet"]),
+        "families": ([families], lambda rng, f, out: [
+            "contacts", "train", "--families", f, "--out", f"{out}/m.h5", "--epochs", "1", "--c-m", "4",
+            "--c-z", "4", "--crop", "8", "--msa-depth", "4", "--quiet"]),
+        "planetoid": ([seeds / "planetoid"], graph_train(str(models[0]))),
+        "rdf": ([seeds / "rdf"], graph_train("rgcn-aifb")),
+        "linqs": ([seeds / "linqs"], lambda rng, d, out: ["convert", "--graph", d, "--to", f"{out}/g.h5"]),
+        "tsv-triples": ([seeds / "triples.tsv"], lambda rng, f, out: ["convert", "--triples", f,
+                                                                      "--to", f"{out}/g.h5"]),
+        "graph-h5": ([h5 / "planetoid.h5", h5 / "rdf.h5", h5 / "triples.h5"], graph_h5_cmd),
+        "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
+            rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
+        "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5"], checkpoint_cmd),
+    }
+
+
+# ----------------------------------------------------------------------------- mutations
+def read_plain(path):
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data), True
+        except (OSError, EOFError):
+            pass
+    return data, False
+
+
+def mutate_bytes(rng, data):
+    """One mutation of `data`; returns (new bytes, its name)."""
+    lines = data.split(b"\n")
+    choice = rng.randrange(11)
+    if choice == 0 and data:
+        cut = rng.randrange(len(data))
+        return data[:cut], f"truncate@{cut}"
+    if choice == 1 and data:
+        out = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(out))
+            out[i] = rng.randrange(256) if rng.random() < 0.5 else out[i] ^ (1 << rng.randrange(8))
+        return bytes(out), "flip"
+    if choice == 2 and len(lines) > 1:
+        i = rng.randrange(len(lines))
+        return b"\n".join(lines[:i] + lines[i + 1:]), f"delete-line{i + 1}"
+    if choice == 3 and lines:
+        i = rng.randrange(len(lines))
+        return b"\n".join(lines[:i + 1] + lines[i:]), f"duplicate-line{i + 1}"
+    if choice == 4 and len(lines) > 1:
+        i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+        return b"\n".join(lines), f"swap-lines{i + 1},{j + 1}"
+    if choice in (5, 6, 7):
+        numbers = list(NUMBER.finditer(data))
+        if numbers:
+            m = rng.choice(numbers)
+            value = rng.choice(ODD_NUMBERS)
+            return data[:m.start()] + value + data[m.end():], f"number@{m.start()}={value.decode()}"
+    if choice == 8:
+        return b"", "empty"
+    if choice == 9:
+        return bytes(rng.randrange(256) for _ in range(rng.randint(1, 600))), "blob"
+    if choice == 10 and data:
+        i = rng.randrange(len(data))
+        return data[:i] + b"A" * rng.choice([1, 70000]) + data[i:], f"insert@{i}"
+    return mutate_bytes(rng, data)
+
+
+def mutate_file(rng, path):
+    """Mutate `path` in place; returns the mutation's name (the file may be renamed to .gz)."""
+    data, packed = read_plain(path)
+    if packed and rng.random() < 0.3:  # mutate the compressed bytes themselves
+        data, name = mutate_bytes(rng, path.read_bytes())
+        path.write_bytes(data)
+        return path, "gz-raw:" + name
+    data, name = mutate_bytes(rng, data)
+    if rng.random() < 0.25 and data[:1] not in (b"\x89",) and path.suffix != ".h5" and not packed:
+        # gzip of the mutated text: readers take `.gz` files
+        packed = True
+        new = path.with_name(path.name + ".gz")
+        path.unlink()
+        path = new
+    path.write_bytes(gzip.compress(data) if packed else data)
+    return path, ("gzip:" if packed else "") + name
+
+
+# ----------------------------------------------------------------------------- running
+def stage_input(rng, seed, case_in):
+    """Copy the seed into the case folder and mutate one file; returns (path to pass, mutated file)."""
+    if seed.is_dir():
+        target = case_in / seed.name
+        shutil.copytree(seed, target)
+        victim = rng.choice(sorted(p for p in target.iterdir() if p.is_file()))
+        victim, name = mutate_file(rng, victim)
+        return target, victim, name
+    target = case_in / seed.name
+    shutil.copy(seed, target)
+    target, name = mutate_file(rng, target)
+    return target, target, name
+
+
+def run_case(attend, argv, cwd, timeout):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive",
+               ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=3000",
+               UBSAN_OPTIONS="print_stacktrace=1")
+    proc = subprocess.Popen([attend] + argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        return proc.returncode, err.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        return "timeout", err.decode(errors="replace")
+
+
+def verdict(rc, err, out_dir, names):
+    """The oracle: a failure category and a one-line symptom, or None."""
+    for mark in SANITIZER_MARKS:
+        if mark in err:
+            line = next(l for l in err.splitlines() if mark in l)
+            frame = next((l.strip() for l in err.splitlines()
+                          if re.match(r"\s*#\d+ .* in attend::", l)), "")
+            # a report whose first frame outside the sanitizer runtime is in libhdf5
+            first = next((l for l in err.splitlines() if re.match(r"\s*#\d+ ", l)
+                          and "libsanitizer" not in l and "__interceptor" not in l), "")
+            where = "sanitizer-in-libhdf5" if "libhdf5" in first else "sanitizer"
+            return where, f"{line.strip()} | {frame}"
+    if rc == "timeout":
+        return "timeout", "no exit within the time limit"
+    if rc not in (0, 2):
+        tail = err.strip().splitlines()[-1] if err.strip() else ""
+        return ("signal" if rc < 0 else "exit-code"), f"exit {rc}: {tail}"
+    if rc != 0:
+        left = sorted(p.name for p in out_dir.rglob("*") if p.is_file())
+        if left:
+            return "partial-output", "left " + ", ".join(left)
+        if not any(n in err for n in names):
+            return "unnamed-file", err.strip().splitlines()[-1] if err.strip() else "(no message)"
+    return None
+
+
+def signature(kind, category, symptom):
+    """What makes two failures the same: numbers, paths and quoted names (the mutated
+    text) do not count, and a message without a file counts once per layer or reader."""
+    text = re.sub(r"'[^']*'|\[[^]]*\]", "Q", symptom)
+    text = re.sub(r"0x[0-9a-f]+|\d+", "N", text)
+    text = re.sub(r"/\S*/", "", text)
+    if category == "unnamed-file":
+        text = " ".join(text.split()[:3])
+    return (kind, category, text[:160])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--attend", default=str(ROOT / "build" / "apps" / "attend"), help="attend binary")
+    parser.add_argument("--seconds", type=float, default=300, help="time budget (wall seconds)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the mutations")
+    parser.add_argument("--failures", default="fuzz-failures", help="folder for the failing cases")
+    parser.add_argument("--kinds", default="", help="comma list of input kinds (default: all)")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds per case")
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    failures = Path(args.failures).resolve()
+    failures.mkdir(parents=True, exist_ok=True)
+    attend = str(Path(args.attend).resolve())
+    seeds_home = failures / "seeds"  # kept: the saved commands name these files
+    shutil.rmtree(seeds_home, ignore_errors=True)
+    seeds_home.mkdir()
+    targets = build_seeds(attend, seeds_home)
+    with tempfile.TemporaryDirectory(prefix="attend-fuzz-") as tmp:
+        base = Path(tmp)
+        kinds = args.kinds.split(",") if args.kinds else sorted(targets)
+        ran, failed, seen = Counter(), Counter(), {}
+        start = time.time()
+        n = 0
+        while time.time() - start < args.seconds:
+            kind = kinds[n % len(kinds)]
+            n += 1
+            seeds, command = targets[kind]
+            case = base / f"case{n}"
+            (case / "in").mkdir(parents=True)
+            (case / "out").mkdir()
+            seed = rng.choice(seeds)
+            passed, victim, mutation = stage_input(rng, seed, case / "in")
+            argv = [str(a) for a in command(rng, str(passed), str(case / "out"))]
+            rc, err = run_case(attend, argv, case, args.timeout)
+            ran[kind] += 1
+            found = verdict(rc, err, case / "out", {victim.name, passed.name})
+            if found:
+                sig = signature(kind, *found)
+                if sig not in seen:
+                    keep = failures / f"{len(seen) + 1:03d}-{kind}-{found[0]}"
+                    shutil.rmtree(keep, ignore_errors=True)
+                    shutil.copytree(case / "in", keep / "in")
+                    (keep / "command.sh").write_text(
+                        "# run from this folder; seed " + seed.name + ", mutation " + mutation + "\n"
+                        + " ".join(f"'{a}'" for a in ["attend"] + argv).replace(str(case), ".") + "\n")
+                    (keep / "stderr.txt").write_text(err)
+                    seen[sig] = keep
+                    print(f"[{kind}] {found[0]}: {found[1][:200]}\n    saved {keep}", flush=True)
+                failed[kind] += 1
+            shutil.rmtree(case, ignore_errors=True)
+        print(f"\n{sum(ran.values())} cases in {time.time() - start:.0f} s; distinct failures {len(seen)}")
+        for kind in kinds:
+            print(f"  {kind:14s} ran {ran[kind]:5d}  failing {failed[kind]:4d}")
+
+
+if __name__ == "__main__":
+    main()
