@@ -15,8 +15,6 @@
 namespace attend::graph {
 
 namespace {
-// L2 on single layers (Schlichtkrull et al. 2018 regularise only the first R-GCN layer):
-// gradient += decay * value for every parameter under `layers.<i>.`, coupled like Adam's
 // An InputError that names no file came from the model's settings: name the model file
 // (spec.name: the file, or the preset).
 [[noreturn]] void rethrow_naming_model(const InputError& e, const NodeModelSpec& spec) {
@@ -24,6 +22,8 @@ namespace {
   throw InputError(spec.name, 0, e.what());
 }
 
+// L2 on single layers (Schlichtkrull et al. 2018 regularise only the first R-GCN layer):
+// gradient += decay * value for every parameter under `layers.<i>.`, coupled like Adam's
 // weight_decay. Element-wise, so the same bits for any thread count.
 void add_layer_weight_decay(ParameterArena& arena, const std::vector<double>& decay) {
   std::span<const float> values = arena.values();
