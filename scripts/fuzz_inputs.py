@@ -15,8 +15,9 @@ Oracle, per case (the quality bar of the command line):
 Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr.
 
 Example (the sanitizer build of main):
-  LD_LIBRARY_PATH=/work/wt/binsan scripts/fuzz_inputs.py \
-      --attend /work/wt/binsan/attend-asan --seconds 600 --seed 1 --failures fuzz-failures
+  make test-sanitize   # builds build-sanitize/
+  scripts/fuzz_inputs.py --attend build-sanitize/apps/attend --seconds 600 --seed 1 \
+      --failures fuzz-failures
 """
 
 import argparse
