@@ -194,7 +194,6 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   prediction.query = query;
   prediction.method = a.method;
   bio::PottsResult result;
-  if (a.heads < 0 || a.max_iterations < 0) throw InputError("--heads and --max-iterations must be positive");
   if (!a.score_at_iterations.empty() && (a.method != "factored" || !truth)) {
     throw InputError("--score-at-iterations needs --method factored and a truth (--truth or --pdb)");
   }

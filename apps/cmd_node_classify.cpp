@@ -1,7 +1,6 @@
 // `attend node-classify`: train graph node classifiers (GAT and the other registered node
 // layers) on a dataset folder, score a trained one on the dataset's splits, and apply it to
 // predict every node's class.
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +10,8 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/ops/loss.hpp"
+#include "attend/core/ops/softmax.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_training.hpp"
 #include "commands.hpp"
@@ -173,41 +174,35 @@ ModelAndData load_model_and_data(const std::string& data_path, const std::string
   return {std::move(loaded), graph::prepare_node_data(std::move(dataset), normalize)};
 }
 
-/// Class probabilities [N, C] of every node; the model must predict the dataset's classes.
+/// Class logits [N, C] of every node; the model must predict the dataset's classes.
 /// `attention` (optional) points into `m.data`'s graph views.
-Tensor class_probabilities(ModelAndData& m, const std::string& checkpoint,
-                           std::vector<graph::AttentionExport>* attention = nullptr) {
-  Tensor probs;  // [N, C]
+Tensor class_logits(ModelAndData& m, const std::string& checkpoint,
+                    std::vector<graph::AttentionExport>* attention = nullptr) {
+  Tensor logits;  // [N, C]
   try {
-    probs = graph::predict_probabilities(*m.loaded.model, m.data, attention);
+    logits = graph::predict_logits(*m.loaded.model, m.data, attention);
   } catch (const InputError& e) {
     throw InputError(checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
   }
-  if (probs.dim(1) != m.data.dataset.num_classes) {
-    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(probs.dim(1)) + " classes, the dataset has " +
+  if (logits.dim(1) != m.data.dataset.num_classes) {
+    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) + " classes, the dataset has " +
                                         std::to_string(m.data.dataset.num_classes));
   }
-  return probs;
-}
-
-/// Mean cross-entropy -log p(label) over `rows` (probabilities clamped at 1e-30).
-double mean_cross_entropy(const Tensor& probs, const std::vector<int64_t>& labels, const std::vector<int64_t>& rows) {
-  const int64_t c = probs.dim(1);
-  double sum = 0.0;
-  for (int64_t i : rows) sum -= std::log(std::max(static_cast<double>(probs[i * c + labels[i]]), 1e-30));
-  return sum / static_cast<double>(rows.size());
+  return logits;
 }
 
 int run_evaluate(const EvaluateArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
-  const Tensor probs = class_probabilities(m, a.checkpoint);  // [N, C]
+  const Var logits(class_logits(m, a.checkpoint));  // [N, C]
   const graph::NodeDataset& d = m.data.dataset;
   nlohmann::json splits = nlohmann::json::object();
   ctx.out << "split  nodes  accuracy %  loss\n";
   for (const auto& [name, rows] : {std::pair<const char*, const std::vector<int64_t>&>{"train", d.train},
                                    {"val", d.val}, {"test", d.test}}) {
     if (rows.empty()) continue;
-    const double acc = graph::accuracy(probs, d.labels, rows), loss = mean_cross_entropy(probs, d.labels, rows);
+    // The loss the trainer reports for the validation split, on any split.
+    const double acc = graph::accuracy(logits.value(), d.labels, rows);
+    const double loss = ops::cross_entropy(logits, d.labels, rows).value().item();
     ctx.out << std::left << std::setw(5) << name << std::right << std::setw(7) << rows.size() << std::setw(12)
             << percent(acc) << "  " << std::fixed << std::setprecision(4) << loss << "\n";
     splits[name] = {{"nodes", rows.size()}, {"accuracy", acc}, {"loss", loss}};
@@ -221,7 +216,8 @@ int run_evaluate(const EvaluateArgs& a, Context& ctx) {
 int run_predict(const PredictArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
   std::vector<graph::AttentionExport> attention;
-  const Tensor probs = class_probabilities(m, a.checkpoint, a.attention.empty() ? nullptr : &attention);  // [N, C]
+  const Tensor probs =
+      ops::softmax(Var(class_logits(m, a.checkpoint, a.attention.empty() ? nullptr : &attention))).value();  // [N, C]
   const graph::PreparedNodeData& data = m.data;
   const graph::NodeDataset& d = data.dataset;
   AtomicOutput output(a.out);

@@ -160,8 +160,8 @@ LoadedNodeModel load_node_model(const std::string& path, const Registry& registr
   return loaded;
 }
 
-Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,
-                             std::vector<AttentionExport>* attention) {
+Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
+                      std::vector<AttentionExport>* attention) {
   // A model applies only to data shaped like its training data: check before the layers do.
   const Json config = model.config();
   const Json& layers = config.at("layers");
@@ -178,7 +178,7 @@ Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data
   }
   NoGradGuard no_grad;
   model.eval();
-  return ops::softmax(model.forward(data.features, data.graph, 0, attention)).value();
+  return model.forward(data.features, data.graph, 0, attention).value();
 }
 
 }  // namespace attend::graph

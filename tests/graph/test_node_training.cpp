@@ -181,7 +181,7 @@ TEST_CASE("a saved model refuses data of another input width or with more relati
   LoadedNodeModel loaded = load_node_model(o.save_path, registry);
   const auto message = [&](const NodeDataset& d) -> std::string {
     try {
-      predict_probabilities(*loaded.model, prepare_node_data(d, false));
+      predict_logits(*loaded.model, prepare_node_data(d, false));
     } catch (const InputError& e) {
       return e.what();
     }

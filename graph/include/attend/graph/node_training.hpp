@@ -66,10 +66,11 @@ struct LoadedNodeModel {
 };
 LoadedNodeModel load_node_model(const std::string& checkpoint, const Registry& registry);
 
-/// Class probabilities [N, C] in evaluation mode (softmax of the logits); `attention`, when
-/// given, receives each layer's attention weights. Throws attend::InputError when the data
-/// does not fit the model (another input width, more relations than it was built for).
-Tensor predict_probabilities(NodeClassifier& model, const PreparedNodeData& data,
-                             std::vector<AttentionExport>* attention = nullptr);
+/// Class logits [N, C] in evaluation mode (ops::softmax gives the probabilities);
+/// `attention`, when given, receives each layer's attention weights. Throws
+/// attend::InputError when the data does not fit the model (another input width, more
+/// relations than it was built for).
+Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
+                      std::vector<AttentionExport>* attention = nullptr);
 
 }  // namespace attend::graph
