@@ -39,11 +39,11 @@ void NodeDataset::validate() const {
   for (const auto& [split, nodes] : {std::pair<const char*, const std::vector<int64_t>*>{"train", &train},
                                      {"val", &val}, {"test", &test}}) {
     for (int64_t v : *nodes) {
-      const std::string node = std::string("the ") + split + " split's node " + std::to_string(v);
-      if (v < 0 || v >= num_nodes) fail(node + " is outside 0.." + std::to_string(num_nodes - 1));
-      if (labels[static_cast<std::size_t>(v)] < 0) fail(node + " has no label");
+      const auto node = [&] { return std::string("the ") + split + " split's node " + std::to_string(v); };
+      if (v < 0 || v >= num_nodes) fail(node() + " is outside 0.." + std::to_string(num_nodes - 1));
+      if (labels[static_cast<std::size_t>(v)] < 0) fail(node() + " has no label");
       const auto [it, added] = split_of.emplace(v, split);
-      if (!added) fail(node + " is already in the " + it->second + " split");
+      if (!added) fail(node() + " is already in the " + it->second + " split");
     }
   }
 }
