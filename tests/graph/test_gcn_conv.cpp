@@ -7,6 +7,7 @@
 #include "attend/core/parallel.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
+#include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/layers/gcn_conv.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "grad_check.hpp"
@@ -93,6 +94,9 @@ TEST_CASE("gcn sees the degree of a node where attention cannot", "[graph]") {
   // Hub: 1/5 (itself) + 4 / sqrt(5 * 2); leaf: 1/2 (itself) + 1 / sqrt(2 * 5).
   CHECK(y[0] == Approx(w * (0.2 + 4.0 / std::sqrt(10.0))).epsilon(1e-5));
   CHECK(y[1] == Approx(w * (0.5 + 1.0 / std::sqrt(10.0))).epsilon(1e-5));
+  GatConv attention(GatOptions::from_json({{"in_channels", 1}, {"out_channels", 4}, {"heads", 2}, {"seed", 1}}));
+  const Tensor a = attention.forward(NodeFeatures(Var(Tensor({5, 1}, 1.0f))), g, 0).value();  // [5, 8]
+  for (int64_t k = 0; k < 8; ++k) CHECK(a[k] == Approx(a[8 + k]).margin(1e-6));  // hub = leaf
 }
 
 TEST_CASE("gcn gradients on inputs and parameters, dense and sparse input", "[graph][grad]") {
