@@ -98,7 +98,7 @@ TEST_CASE("every ba-shapes house is the ground truth: its six edges, roof on the
   }
 }
 
-TEST_CASE("ba-community features follow the two communities; the rest are constant", "[graph]") {
+TEST_CASE("ba-community features follow the two communities, the others are constant", "[graph]") {
   const NodeDataset d = make_explainer_benchmark("ba-community", {}).dataset;
   const Tensor x = d.features.to_dense();  // [1400, 10]
   double mean[2][2] = {};
@@ -175,7 +175,7 @@ TEST_CASE("the ground-truth reader refuses edges outside one motif and wrong nod
   CHECK_THROWS_WITH(load_motif_ground_truth(tmp.path().string(), 4), Catch::Matchers::Contains("outside 0..3"));
 }
 
-TEST_CASE("the benchmark presets learn their seed-0 graphs; GAT stays at the majority class", "[graph][slow]") {
+TEST_CASE("the benchmark presets learn their seed-0 graphs and GAT stays at the majority class", "[graph][slow]") {
   testing::ScopedThreads one_thread(1);
   Registry registry;
   register_graph_layers(registry);

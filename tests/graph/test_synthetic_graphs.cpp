@@ -101,7 +101,7 @@ TEST_CASE("house, cycle and grid motifs have their shapes and roles", "[graph]")
   CHECK_THROWS_AS(cycle_motif(2), Error);
 }
 
-TEST_CASE("attach_motifs plants copies on distinct base nodes; add_noise_edges adds new pairs", "[graph]") {
+TEST_CASE("attach_motifs plants copies on distinct base nodes, add_noise_edges adds new pairs", "[graph]") {
   Rng rng(3);
   MotifGraph g = MotifGraph::from_base(balanced_tree(2, 4));  // 31 nodes
   attach_motifs(g, house_motif(), 31, 31, rng);                // every base node gets one
