@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "attend/core/error.hpp"
 
@@ -70,6 +71,17 @@ void AtomicOutput::commit() {
   committed_ = true;
   // Make the rename itself durable; a failure here cannot undo it, so it is not reported.
   sync_path(parent_directory(destination_), O_RDONLY | O_DIRECTORY);
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  AtomicOutput output(path);
+  {
+    std::ofstream out(output.temp_path(), std::ios::binary | std::ios::trunc);
+    out << content;
+    out.close();
+    if (!out) throw InputError(path, 0, "cannot write the file");
+  }
+  output.commit();
 }
 
 }  // namespace attend

@@ -1,7 +1,10 @@
 #include "attend/graph/planetoid_text.hpp"
 
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
+#include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
 
@@ -39,6 +42,12 @@ int64_t node_id(const io::LineReader& reader, const std::string& token, int64_t 
   const int64_t v = reader.parse_int(token, "a node id");
   if (v < 0 || v >= n) reader.fail("node id " + token + " outside 0.." + std::to_string(n - 1));
   return v;
+}
+
+std::string split_text(const std::vector<int64_t>& ids) {
+  std::ostringstream out;
+  for (int64_t id : ids) out << id << '\n';
+  return out.str();
 }
 
 std::vector<int64_t> read_split(const std::string& path, int64_t n) {
@@ -125,6 +134,34 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     throw InputError(dir, 0, e.what());
   }
   return d;
+}
+
+std::vector<std::string> save_planetoid_text(const std::string& dir, const NodeDataset& d) {
+  ATTEND_CHECK(!d.directed && d.edge_type.empty(), "the plain-text layout holds undirected, untyped graphs only");
+  std::ostringstream features;
+  const SparseMatrix& x = d.features;
+  features << "# " << d.num_nodes << ' ' << x.cols() << ' ' << x.nnz() << '\n';
+  char value[32];
+  for (int64_t i = 0; i < x.rows(); ++i) {
+    for (int64_t k = x.indptr()[i]; k < x.indptr()[i + 1]; ++k) {
+      std::snprintf(value, sizeof value, "%.9g", static_cast<double>(x.values()[k]));
+      features << i << ' ' << x.indices()[k] << ' ' << value << '\n';
+    }
+  }
+  std::ostringstream labels;
+  for (int64_t y : d.labels) labels << y << '\n';
+  std::ostringstream edges;
+  edges << "# " << d.num_nodes << ' ' << d.num_edges() << '\n';
+  for (int64_t e = 0; e < d.num_edges(); ++e) edges << d.edge_src[e] << ' ' << d.edge_dst[e] << '\n';
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"features.coo.txt", features.str()},     {"labels.txt", labels.str()},       {"edges.txt", edges.str()},
+      {"split_train.txt", split_text(d.train)}, {"split_val.txt", split_text(d.val)}, {"split_test.txt", split_text(d.test)}};
+  std::vector<std::string> written;
+  for (const auto& [name, text] : files) {
+    written.push_back((fs::path(dir) / name).string());
+    write_file_atomically(written.back(), text);
+  }
+  return written;
 }
 
 }  // namespace attend::graph

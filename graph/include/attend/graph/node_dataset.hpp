@@ -43,4 +43,11 @@ struct NodeDataset {
 /// (0, 1), or there are fewer than two training nodes.
 void hold_out_validation(NodeDataset& d, double fraction, uint64_t seed);
 
+/// Split the labelled nodes at random into train, validation and test (the 80 / 10 / 10 of
+/// the GNNExplainer benchmarks): a Fisher-Yates shuffle seeded with `seed` (attend::Rng),
+/// the first round(train_fraction * n) nodes to `train`, the next round(val_fraction * n) to
+/// `val`, the rest to `test`, each sorted; existing splits are replaced. Throws
+/// attend::InputError unless the fractions are >= 0 with a sum of at most 1.
+void split_at_random(NodeDataset& d, double train_fraction, double val_fraction, uint64_t seed);
+
 }  // namespace attend::graph
