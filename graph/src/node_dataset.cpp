@@ -21,6 +21,12 @@ void NodeDataset::validate() const {
   if (features.rows() != num_nodes && features.cols() != 0) {
     fail(std::to_string(features.rows()) + " feature rows for " + std::to_string(num_nodes) + " nodes");
   }
+  // Every reader ends here, so a NaN or infinite feature (from any format) stops at load
+  // instead of turning into NaN probabilities.
+  const std::vector<float>& x = features.values();
+  if (const auto bad = std::find_if(x.begin(), x.end(), [](float v) { return !std::isfinite(v); }); bad != x.end()) {
+    fail("a non-finite feature value (" + std::to_string(*bad) + ")");
+  }
   if (labels.size() != n) fail(std::to_string(labels.size()) + " labels for " + std::to_string(n) + " nodes");
   for (int64_t y : labels) {
     if (y < -1 || y >= num_classes) {

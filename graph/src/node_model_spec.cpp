@@ -1,11 +1,12 @@
 #include "attend/graph/node_model_spec.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
+#include "attend/core/json_reader.hpp"
 #include "attend/core/options_json.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/node_layer.hpp"
@@ -127,8 +128,8 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
   try {
     s.activation = j.value("activation", s.activation);
     if (j.contains("optimizer")) s.optimizer = j["optimizer"];
-    s.epochs = j.value("epochs", s.epochs);
-    s.patience = j.value("patience", s.patience);
+    s.epochs = option_or<int>(j, "epochs", s.epochs, source);
+    s.patience = option_or<int>(j, "patience", s.patience, source);
     s.stopping = j.value("stopping", s.stopping);
     s.normalize_features = j.value("normalize_features", s.normalize_features);
   } catch (const Json::exception& e) {
@@ -147,25 +148,19 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
 NodeModelSpec NodeModelSpec::load(const std::string& preset_or_path) {
   auto it = presets().find(preset_or_path == "gat" ? "gat-cora" : preset_or_path);
   if (it != presets().end()) return from_json(it->second, preset_or_path);
-  if (!std::filesystem::exists(preset_or_path)) {
+  if (io::path_kind(preset_or_path) == io::PathKind::kMissing) {
     std::string names;
     for (const std::string& n : preset_model_names()) names += (names.empty() ? "" : ", ") + n;
-    throw InputError("unknown model '" + preset_or_path + "': not a preset (" + names + ") nor a JSON file");
+    throw InputError("unknown model " + quoted_input(preset_or_path) + ": not a preset (" + names + ") nor a JSON file");
   }
-  std::ifstream in(preset_or_path);
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw InputError(preset_or_path, 0, std::string("not valid JSON: ") + e.what());
-  }
-  return from_json(j, preset_or_path);
+  io::require_input_file(preset_or_path);
+  return from_json(read_json_file(preset_or_path), preset_or_path);
 }
 
 StoppingRule stopping_rule(const std::string& name) {
   if (name == "gat-reference") return StoppingRule::kGatReference;
   if (name == "gat-accuracy") return StoppingRule::kGatAccuracy;
-  throw InputError("unknown stopping rule '" + name + "'; known: gat-reference, gat-accuracy");
+  throw InputError("unknown stopping rule " + quoted_input(name) + "; known: gat-reference, gat-accuracy");
 }
 
 std::vector<std::string> preset_model_names() {
@@ -191,13 +186,13 @@ Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
       } else if (key == "num_nodes") {
         value = dataset.num_nodes;
       } else {
-        throw InputError(spec.name, 0, "layer " + std::to_string(i) + ": option '" + key + "' cannot be \"auto\"");
+        throw InputError(spec.name, 0, "layer " + std::to_string(i) + ": option " + quoted_input(key) + " cannot be \"auto\"");
       }
     }
     if (!options.contains("seed")) options["seed"] = mix64(seed * 1000003ULL + i);
     std::unique_ptr<Module> probe = registry.create(type, options);
     const auto* layer = dynamic_cast<const NodeLayer*>(probe.get());
-    if (layer == nullptr) throw InputError(spec.name, 0, "layer " + std::to_string(i) + " ('" + type + "') is not a node layer");
+    if (layer == nullptr) throw InputError(spec.name, 0, "layer " + std::to_string(i) + " (" + quoted_input(type) + ") is not a node layer");
     width = layer->out_features();
     layers.push_back({{"type", type}, {"config", probe->config()}});
   }

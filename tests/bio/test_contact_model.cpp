@@ -258,3 +258,11 @@ TEST_CASE("contact model: forward and backward are bit-identical for 1 and 2 thr
   CHECK(bitwise_equal(one.first, two.first));
   CHECK(bitwise_equal(one.second, two.second));
 }
+
+TEST_CASE("contact model: more blocks than the memory holds is an input error before they are built", "[bio]") {
+  // Issue #18: contacts train --blocks 2000000000 surfaced as std::bad_alloc.
+  bio::ContactModelOptions o = tiny_options();
+  o.blocks = 2'000'000'000;
+  CHECK_THROWS_WITH(bio::ContactModel(o), Catch::Contains("2000000000 evoformer blocks needs") &&
+                                              Catch::Contains("more than this machine's"));
+}

@@ -29,8 +29,9 @@ struct NodeDataset {
   int64_t num_relations() const { return static_cast<int64_t>(relation_names.size()); }
   /// The name of node `i` (its id as text when no names were given).
   std::string node_name(int64_t i) const;
-  /// Check consistency (sizes, id ranges, labelled and disjoint splits); throws
-  /// attend::InputError, whose message the readers prefix with the file they read.
+  /// Check consistency (finite feature values, sizes, id ranges,
+  /// labelled and disjoint splits); throws attend::InputError, whose message the readers
+  /// prefix with the file they read.
   void validate() const;
 };
 
