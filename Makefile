@@ -5,6 +5,9 @@
 BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
+# make builds for this machine's CPU (-march=native); NATIVE=OFF builds what a plain CMake
+# configure builds, a portable library for install and packaging (docs/performance.md).
+NATIVE    ?= ON
 
 .PHONY: all bootstrap build demo test test-sanitize bench clean
 
@@ -14,7 +17,7 @@ bootstrap:
 	@scripts/bootstrap
 
 $(BUILD)/CMakeCache.txt: | bootstrap
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DATTEND_NATIVE=$(NATIVE) $(CMAKE_ARGS)
 
 build: bootstrap $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
