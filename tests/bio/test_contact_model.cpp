@@ -166,7 +166,7 @@ TEST_CASE("contact model: untrained, the logits are the skip path w_p * score + 
         }
 }
 
-TEST_CASE("contact model: with neighbour scores, untrained it is potts; the skip is a symmetric filter", "[bio]") {
+TEST_CASE("contact model: with neighbour scores, untrained it is potts, and the skip is a symmetric filter", "[bio]") {
   const testing::ScopedThreads one_thread(1);
   const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 7);
   bio::ContactModelOptions o = tiny_options();

@@ -31,7 +31,7 @@ TEST_CASE("contacts from the small PDB follow C-beta / C-alpha distances below 8
   CHECK(std::isnan(map.distance(4, 5)));
 }
 
-TEST_CASE("a structure that matches the query nowhere is an input error; a weak match is reported", "[bio]") {
+TEST_CASE("a structure that matches the query nowhere is an input error, and a weak match is reported", "[bio]") {
   const std::string pdb = ATTEND_BIO_FIXTURES "/fixtures/small.pdb";  // chain A: AGSMLK
   try {
     contacts_from_pdb(pdb, "PPPPPPP");

@@ -152,7 +152,7 @@ TEST_CASE("early stopping follows the GAT rule and restores the best epoch", "[c
   CHECK(s.arena.values()[0] == 4.0f);  // the parameters after epoch 3
 }
 
-TEST_CASE("a lower loss keeps training going; ties in the metric go to the lower loss", "[core]") {
+TEST_CASE("a lower loss keeps training going, and ties in the metric go to the lower loss", "[core]") {
   // epoch:        0     1     2     3     4     5
   Scripted s({1.00, 0.80, 0.60, 0.90, 0.55, 0.70},
              {0.50, 0.70, 0.70, 0.70, 0.60, 0.70});
@@ -183,7 +183,7 @@ TEST_CASE("the GAT reference rule counts ties and keeps parameters only when bot
   CHECK(t.run(o).epochs_run == 6);
 }
 
-TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric; the loss chooses nothing", "[core]") {
+TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric, and the loss chooses nothing", "[core]") {
   // epoch:        0     1     2     3     4     5     6
   Scripted s({1.00, 0.50, 0.90, 0.90, 0.90, 0.90, 0.90},
              {0.50, 0.60, 0.60, 0.55, 0.55, 0.55, 0.70});
