@@ -163,7 +163,7 @@ void write_predictions(const std::string& path, const graph::NodeDataset& d, con
 void write_attention(const std::string& path, const graph::PreparedNodeData& data,
                      const std::vector<graph::AttentionExport>& attention) {
   AtomicOutput output(path);
-  {
+  try {
     Hdf5File file = Hdf5File::create(output.temp_path(), "attend.attention", 1);
     std::vector<std::string> names;
     for (int64_t i = 0; i < data.dataset.num_nodes; ++i) names.push_back(data.dataset.node_name(i));
@@ -179,6 +179,8 @@ void write_attention(const std::string& path, const graph::PreparedNodeData& dat
       file.write_int64(group + "/relation", a.view->relation);
     }
     file.close();
+  } catch (const InputError& error) {
+    throw InputError(path, 0, std::string("cannot write attention weights: ") + error.what());
   }
   output.commit();
 }

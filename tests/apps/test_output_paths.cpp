@@ -161,6 +161,34 @@ TEST_CASE("contacts train refuses an output that a family list names", "[apps]")
   CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "list.txt"});
 }
 
+TEST_CASE("a command whose last output fails leaves none of its files", "[apps]") {
+  // /proc passes the checks made while parsing (a directory, no such file) and refuses the
+  // file at the end, after the other outputs were written: a late failure even for root.
+  if (!fs::is_directory("/proc/self")) return;
+  TempDir tmp;
+  const std::string aln = write_alignment(tmp.path() / "a.aln", 12, 1);
+  const std::string data = attend::testing::write_two_cluster_dataset(tmp.path() / "graph").string();
+  fs::create_directory(tmp.path() / "out");
+  const std::string out = tmp.file("out");
+  const Result trained = run({"node-classify", "train", "--data", data, "--epochs", "2", "--quiet", "--save",
+                              tmp.file("model.h5")});
+  REQUIRE(trained.code == 0);
+  for (const std::vector<std::string>& args : {
+           std::vector<std::string>{"contacts", "predict", "--msa", aln, "--out", out + "/p", "--max-iterations", "3",
+                                    "--quiet", "--json", "/proc/attend-fit.json"},
+           {"node-classify", "predict", "--data", data, "--checkpoint", tmp.file("model.h5"), "--out", out + "/p.tsv",
+            "--export-attention", "/proc/attend-attention.h5"},
+           {"node-classify", "train", "--data", data, "--epochs", "2", "--quiet", "--save", out + "/m.h5", "--json",
+            "/proc/attend-runs.json"},
+       }) {
+    const Result r = run(args);
+    INFO(args[0] << " " << args[1] << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("/proc/attend-") != std::string::npos);
+    CHECK(files_in(out).empty());
+  }
+}
+
 TEST_CASE("two contacts predict runs with the same --out leave one run's whole set", "[apps]") {
   TempDir tmp;
   // Two families of one length: the runs take the same time, so their writes overlap.
