@@ -41,6 +41,7 @@ struct TruthArgs {
 struct PredictArgs {
   std::string msa, format = "auto", query, method = "potts", out, json, model;
   TruthArgs truth;
+  std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
   bool quiet = false;
   // Model knobs (0 / negative: the method's default).
   int64_t heads = 0;
@@ -197,6 +198,9 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   if (a.method == "evoformer") {
     model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
     if (!std::filesystem::is_regular_file(model_path)) throw InputError(model_path, 0, "no such model file");
+    if (const std::string option = a.files->output_writing(model_path); !option.empty()) {
+      throw InputError(model_path, 0, "the model file is what " + option + " would write (an output may not replace an input)");
+    }
   }
 
   bio::ContactPrediction prediction;
@@ -323,6 +327,7 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Fit an unsupervised model to one alignment; write PREFIX.{h5,mat,rr,png}");
   const std::shared_ptr<CommandFiles> predict_files = CommandFiles::of(predict);
+  p->files = predict_files;
   predict_files->input(predict->add_option("--msa", p->msa, "Alignment (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
       ->required()->type_name("FILE"));
   predict->add_option("--format", p->format, "auto, a3m, fasta, psicov or stockholm")->capture_default_str();

@@ -58,4 +58,14 @@ void CommandFiles::check() const {
   }
 }
 
+std::string CommandFiles::output_writing(const std::string& input) const {
+  for (const Output& output : outputs_) {
+    if (output.option->count() == 0) continue;
+    for (const std::string& suffix : output.suffixes) {
+      if (same_file(output.option->results().front() + suffix, input)) return output.option->get_name();
+    }
+  }
+  return "";
+}
+
 }  // namespace attend::cli

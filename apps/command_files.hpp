@@ -10,6 +10,8 @@
 ///   * names the same file as another output of the command (the same inode, or the same
 ///     resolved path for files that do not exist yet), which one write would overwrite.
 /// A prefix option (`contacts predict --out PREFIX`) is checked for each file PREFIX + suffix.
+/// Inputs named only inside a file the command reads are checked by the command against
+/// `output_writing` once it has read them.
 
 #include <memory>
 #include <string>
@@ -32,6 +34,10 @@ class CommandFiles {
 
   /// Throws CLI::ValidationError naming the first output option whose path is refused.
   void check() const;
+
+  /// The name of the output option that writes `input`, or "" when none does: for inputs the
+  /// command finds only once it runs (the files of a family list, the shipped model).
+  std::string output_writing(const std::string& input) const;
 
  private:
   struct Output {

@@ -7,11 +7,9 @@
 #include "attend/bio/contact_model.hpp"
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/output_path.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/training_checkpoint.hpp"
-#include "command_files.hpp"
 #include "data_files.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
@@ -28,16 +26,13 @@ std::vector<bio::TrainingFamily> load_families(const std::vector<bio::ContactFam
 
 /// Refuses an output option that names a file of a family list: writing would replace the
 /// input (CommandFiles checks the options themselves while parsing; the lists are read here).
-void refuse_outputs_over_listed_files(const ContactsTrainArgs& a, const std::vector<bio::ContactFamilyEntry>& entries) {
-  const std::pair<const char*, const std::string*> outputs[] = {
-      {"--out", &a.out}, {"--checkpoint", &a.checkpoint}, {"--json", &a.json}};
+void refuse_outputs_over_listed_files(const CommandFiles& files, const std::vector<bio::ContactFamilyEntry>& entries) {
   for (const bio::ContactFamilyEntry& e : entries) {
     for (const std::string* listed : {&e.alignment, &e.truth}) {
-      for (const auto& [option, path] : outputs) {
-        if (path->empty() || !same_file(*path, *listed)) continue;
-        throw InputError(e.source, static_cast<std::size_t>(e.line),
-                         "lists " + *listed + ", which " + option + " would replace (an output may not replace an input)");
-      }
+      const std::string option = files.output_writing(*listed);
+      if (option.empty()) continue;
+      throw InputError(e.source, static_cast<std::size_t>(e.line),
+                       "lists " + *listed + ", which " + option + " would replace (an output may not replace an input)");
     }
   }
 }
@@ -67,6 +62,7 @@ Json training_summary(const ContactsTrainArgs& a, const Json& families, const st
 std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   auto a = std::make_shared<ContactsTrainArgs>();
   const std::shared_ptr<CommandFiles> files = CommandFiles::of(train);
+  a->files = files;
   files->input(train->add_option("--families", a->families,
                                  "Training families: a file of 'ALIGNMENT TRUTH' lines or a comma list ALIGNMENT:TRUTH,...")
                    ->required()->type_name("LIST"));
@@ -110,8 +106,8 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   const std::vector<bio::ContactFamilyEntry> train_entries = bio::parse_family_list(a.families);
   std::vector<bio::ContactFamilyEntry> val_entries;
   if (!a.validation.empty()) val_entries = bio::parse_family_list(a.validation);
-  refuse_outputs_over_listed_files(a, train_entries);
-  refuse_outputs_over_listed_files(a, val_entries);
+  refuse_outputs_over_listed_files(*a.files, train_entries);
+  refuse_outputs_over_listed_files(*a.files, val_entries);
 
   bio::ContactModelOptions mo;
   mo.blocks = a.blocks;

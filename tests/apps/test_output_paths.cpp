@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -144,6 +145,29 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
   CHECK(files_in(tmp.path()) == before);
   CHECK(read_text_file(ckpt) == "input\n");
   CHECK(fs::is_fifo(tmp.file("fifo")));
+}
+
+TEST_CASE("contacts predict refuses an output that is the shipped model", "[apps]") {
+  TempDir tmp;
+  const std::string aln = write_alignment(tmp.path() / "a.aln", 12, 1);
+  fs::create_directories(tmp.path() / "models");
+  const std::string model = tmp.file("models/contact_evoformer.h5");
+  std::ofstream(model) << "the shipped model\n";
+  const char* previous = std::getenv("ATTEND_DATA_DIR");
+  const std::string restore = previous == nullptr ? "" : previous;
+  ::setenv("ATTEND_DATA_DIR", tmp.path().c_str(), 1);
+  const Result r = run({"contacts", "predict", "--method", "evoformer", "--msa", aln, "--out",
+                        tmp.file("models/contact_evoformer"), "--quiet"});
+  if (previous == nullptr) {
+    ::unsetenv("ATTEND_DATA_DIR");
+  } else {
+    ::setenv("ATTEND_DATA_DIR", restore.c_str(), 1);
+  }
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(model + ": the model file is what --out would write") != std::string::npos);
+  CHECK(read_text_file(model) == "the shipped model\n");
+  CHECK(files_in(tmp.path() / "models") == std::set<std::string>{"contact_evoformer.h5"});
 }
 
 TEST_CASE("contacts train refuses an output that a family list names", "[apps]") {
