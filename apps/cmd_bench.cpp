@@ -16,6 +16,7 @@
 #include "attend/graph/graph_context.hpp"
 #include "attend/graph/node_dataset.hpp"
 #include "attend/graph/node_layer.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
@@ -164,8 +165,8 @@ Command add_bench_command(CLI::App& parent, Context& context) {
       ->check(at_least(1))
       ->capture_default_str();
   app->add_option("--seed", o->seed, "Seed of the graph, features and dropout")->check(seed())->capture_default_str();
-  app->add_option("--json", o->json_path, "Also write the results as JSON to FILE")
-      ->check(output_path())->type_name("FILE");
+  CommandFiles::of(app)->output(
+      app->add_option("--json", o->json_path, "Also write the results as JSON to FILE")->type_name("FILE"));
   return {app, [o, &context] { return run_bench(*o, context); }};
 }
 

@@ -20,8 +20,10 @@
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
 #include "attend/core/quoted_input.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "contacts_train.hpp"
 #include "data_files.hpp"
@@ -40,6 +42,7 @@ struct TruthArgs {
 struct PredictArgs {
   std::string msa, format = "auto", query, method = "potts", out, json, model;
   TruthArgs truth;
+  std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
   bool quiet = false;
   // Model knobs (0 / negative: the method's default).
   int64_t heads = 0;
@@ -65,15 +68,22 @@ void apply_common_options(const PredictArgs& a, Options& options) {
   if (a.max_column_gaps >= 0.0) options.filter.max_column_gap_fraction = a.max_column_gaps;
 }
 
+/// The files `contacts predict --out PREFIX` writes: PREFIX + each suffix.
+const std::vector<std::string>& prediction_suffixes() {
+  static const std::vector<std::string> suffixes = {".h5", ".mat", ".rr", ".png"};
+  return suffixes;
+}
+
 struct EvalArgs {
   std::string pred, json;
   TruthArgs truth;
 };
 
-void add_truth_options(CLI::App* app, TruthArgs& t) {
-  CLI::Option* pdb = app->add_option("--pdb", t.pdb, "Native structure (PDB; C-beta < 8 A contacts)")->type_name("FILE");
+void add_truth_options(CLI::App* app, TruthArgs& t, CommandFiles& files) {
+  CLI::Option* pdb =
+      files.input(app->add_option("--pdb", t.pdb, "Native structure (PDB; C-beta < 8 A contacts)")->type_name("FILE"));
   app->add_option("--chain", t.chain, "Chain of --pdb (default: the first)")->type_name("C")->needs(pdb);
-  app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb);
+  files.input(app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb));
 }
 
 /// The truth for a query of length L (letters, or empty when unknown) read from `source` (the
@@ -193,6 +203,9 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   if (a.method == "evoformer") {
     model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
     io::require_input_file(model_path);
+    if (const std::string option = a.files->output_writing(model_path); !option.empty()) {
+      throw InputError(model_path, 0, "the model file is what " + option + " would write (an output may not replace an input)");
+    }
   }
 
   bio::ContactPrediction prediction;
@@ -244,15 +257,36 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   }
 
   const std::string base = a.out;
-  bio::write_contacts_h5(base + ".h5", prediction);
-  bio::write_scores_mat(base + ".mat", prediction.scores);
-  bio::RrOptions rr;
-  rr.target = alignment.names.front();
-  rr.method = "attend contacts " + a.method;
-  bio::write_casp_rr(base + ".rr", prediction.scores, query, rr);
-  bio::ContactPngOptions png;
-  if (truth) png.truth = &*truth;
-  bio::write_contact_png(base + ".png", prediction.scores, png);
+  nlohmann::json files = nlohmann::json::array();
+  for (const std::string& suffix : prediction_suffixes()) files.push_back(base + suffix);
+  nlohmann::json json = {{"method", a.method},
+                         {"L", L},
+                         {"num_sequences", result.num_sequences},
+                         {"n_eff", result.n_eff},
+                         {"iterations", result.iterations},
+                         {"seconds", result.seconds},
+                         {"files", files},
+                         {"parameters", prediction.parameters}};
+  std::optional<bio::ContactPrecision> precision;
+  if (truth) {
+    precision = bio::evaluate_contacts(prediction.scores, *truth);
+    json["precision"] = precision_json(*precision);
+  }
+  if (!snapshots.empty()) json["snapshots"] = snapshots;
+  {
+    OutputTransaction outputs;  // the four files and the JSON appear together or not at all
+    bio::write_contacts_h5(base + ".h5", prediction);
+    bio::write_scores_mat(base + ".mat", prediction.scores);
+    bio::RrOptions rr;
+    rr.target = alignment.names.front();
+    rr.method = "attend contacts " + a.method;
+    bio::write_casp_rr(base + ".rr", prediction.scores, query, rr);
+    bio::ContactPngOptions png;
+    if (truth) png.truth = &*truth;
+    bio::write_contact_png(base + ".png", prediction.scores, png);
+    if (!a.json.empty()) write_json_file(a.json, json);
+    outputs.commit();
+  }
 
   ctx.out << a.method << ": L " << L << ", " << result.num_sequences << " sequences, N_eff " << std::fixed
           << std::setprecision(1) << result.n_eff << ", ";
@@ -264,27 +298,13 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   }
   ctx.out.unsetf(std::ios::floatfield);
   ctx.out << "wrote " << base << ".h5, .mat, .rr, .png\n";
-  nlohmann::json json = {{"method", a.method},
-                         {"L", L},
-                         {"num_sequences", result.num_sequences},
-                         {"n_eff", result.n_eff},
-                         {"iterations", result.iterations},
-                         {"seconds", result.seconds},
-                         {"files", {base + ".h5", base + ".mat", base + ".rr", base + ".png"}},
-                         {"parameters", prediction.parameters}};
-  if (truth) {
-    const bio::ContactPrecision p = bio::evaluate_contacts(prediction.scores, *truth);
-    print_precision(p, ctx.out);
-    json["precision"] = precision_json(p);
-  }
+  if (precision) print_precision(*precision, ctx.out);
   for (const nlohmann::json& s : snapshots) {
     const nlohmann::json& r = s["precision"]["long"];
     ctx.out << "after " << s["iteration"].get<int>() << " iterations: long-range P@L/5 " << std::fixed
             << std::setprecision(3) << r["P@L/5"].get<double>() << ", P@L/2 " << r["P@L/2"].get<double>() << '\n';
     ctx.out.unsetf(std::ios::floatfield);
   }
-  if (!snapshots.empty()) json["snapshots"] = snapshots;
-  if (!a.json.empty()) write_json_file(a.json, json);
   return 0;
 }
 
@@ -311,21 +331,24 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Fit an unsupervised model to one alignment; write PREFIX.{h5,mat,rr,png}");
-  predict->add_option("--msa", p->msa, "Alignment (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
-      ->required()->type_name("FILE");
+  const std::shared_ptr<CommandFiles> predict_files = CommandFiles::of(predict);
+  p->files = predict_files;
+  predict_files->input(predict->add_option("--msa", p->msa, "Alignment (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
+      ->required()->type_name("FILE"));
   predict->add_option("--format", p->format, "auto, a3m, fasta, psicov or stockholm")->capture_default_str();
   predict->add_option("--query", p->query, "Name of the query sequence (default: the first)")->type_name("NAME");
   predict->add_option("--method", p->method,
                       "potts (CCMpred pseudo-likelihood), factored (factored attention) or evoformer (trained model "
                       "on the potts scores; --msa may be an alignment .h5 with scores)")
       ->capture_default_str();
-  predict->add_option("--model", p->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
-      ->type_name("FILE");
-  predict->add_option("--out", p->out, "Output prefix")
-      ->check(output_path())->required()->type_name("PREFIX");
-  add_truth_options(predict, p->truth);
-  predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")
-      ->check(output_path())->type_name("FILE");
+  predict_files->input(
+      predict->add_option("--model", p->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
+          ->type_name("FILE"));
+  predict_files->output(predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX"),
+                        prediction_suffixes());
+  add_truth_options(predict, p->truth, *predict_files);
+  predict_files->output(
+      predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE"));
   predict->add_option("--heads", p->heads, "factored: attention heads (default 16)")->check(at_least(1));
   predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)")
       ->check(at_least(1));
@@ -364,10 +387,10 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
 
   auto e = std::make_shared<EvalArgs>();
   CLI::App* eval = app->add_subcommand("eval", "Precision at L, L/2, L/5 by sequence separation (CASP ranges)");
-  eval->add_option("--pred", e->pred, "Prediction: PREFIX.h5, .mat or .rr")->required()->type_name("FILE");
-  add_truth_options(eval, e->truth);
-  eval->add_option("--json", e->json, "Write the precision table as JSON")
-      ->check(output_path())->type_name("FILE");
+  const std::shared_ptr<CommandFiles> eval_files = CommandFiles::of(eval);
+  eval_files->input(eval->add_option("--pred", e->pred, "Prediction: PREFIX.h5, .mat or .rr")->required()->type_name("FILE"));
+  add_truth_options(eval, e->truth, *eval_files);
+  eval_files->output(eval->add_option("--json", e->json, "Write the precision table as JSON")->type_name("FILE"));
 
   CLI::App* train = app->add_subcommand("train", "Train the evoformer contact model on families with known contacts");
   auto t = add_contacts_train_options(train);

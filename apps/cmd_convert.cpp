@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "attend/core/error.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
-#include "option_checks.hpp"
 #include "convert_graph.hpp"
 #include "convert_msa.hpp"
 
@@ -14,13 +14,15 @@ namespace attend::cli {
 Command add_convert_command(CLI::App& parent, Context& context) {
   CLI::App* app = parent.add_subcommand("convert", "Convert datasets to HDF5 (graphs: attend.graph; alignments: attend.alignment)");
   auto to = std::make_shared<std::string>();
-  app->add_option("--to", *to, "Output HDF5 file (written atomically)")
-      ->check(output_path())->required()->type_name("FILE");
+  const std::shared_ptr<CommandFiles> files = CommandFiles::of(app);
+  files->output(app->add_option("--to", *to, "Output HDF5 file (written atomically)")->required()->type_name("FILE"));
   auto g = std::make_shared<ConvertGraphArgs>();
-  app->add_option("--graph", g->graph, "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS) or .h5")
-      ->type_name("PATH");
-  app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE");
-  auto msa = add_convert_msa_options(app);
+  files->input(app->add_option("--graph", g->graph,
+                               "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS) or .h5")
+                   ->type_name("PATH"));
+  files->input(
+      app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
+  auto msa = add_convert_msa_options(app, *files);
 
   auto run = [&context, to, g, msa]() {
     const bool graph = !g->graph.empty() || !g->triples.empty();

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "attend/core/quoted_input.hpp"
 #include "attend/graph/explainer_benchmark.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
@@ -11,13 +12,20 @@
 namespace attend::cli {
 
 namespace {
-// Refuses a path that exists as something other than a folder, before any work.
-CLI::Validator not_a_file() {
+
+// An output folder: created when missing, so its parent must exist, and the path must not be
+// something other than a folder. (File outputs are checked by CommandFiles, which refuses
+// folders.)
+CLI::Validator output_folder() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         std::error_code error;
-        if (!std::filesystem::exists(text, error) || std::filesystem::is_directory(text, error)) return std::string();
-        return "cannot write the dataset folder " + text + ": it exists and is not a folder";
+        if (std::filesystem::exists(text, error) && !std::filesystem::is_directory(text, error)) {
+          return "cannot write the dataset folder " + quoted_input(text) + ": it exists and is not a folder";
+        }
+        const std::filesystem::path parent = std::filesystem::path(text).parent_path();
+        if (parent.empty() || std::filesystem::is_directory(parent, error)) return std::string();
+        return "cannot write " + quoted_input(text) + ": folder " + quoted_input(parent.string()) + " does not exist";
       },
       "");
 }
@@ -42,12 +50,13 @@ Command add_generate_command(CLI::App& parent, Context& context) {
                   "Dataset folder to write (created when missing): the plain-text layout of "
                   "'node-classify --data' plus motif_edges.txt and motif_nodes.txt")
       ->required()
-      ->check(output_path() & not_a_file())
+      ->check(output_folder())
       ->type_name("DIR");
   app->add_option("--seed", a->options.seed, "Seed of every random draw (the same seed gives the same files)")
+      ->check(seed())
       ->capture_default_str();
   app->add_option("--noise", a->options.noise_per_node, "Random noise edges per node (the paper's 0.1 N)")
-      ->check(CLI::Range(0.0, 1.0).description(""))
+      ->check(within(0.0, 1.0))
       ->capture_default_str()
       ->type_name("RATE");
   app->add_flag("--quiet", a->quiet, "No progress lines");

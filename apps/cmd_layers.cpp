@@ -4,7 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "option_checks.hpp"
+#include "command_files.hpp"
 #include "json_output.hpp"
 
 namespace attend::cli {
@@ -31,9 +31,9 @@ void print_table(const std::vector<Registry::Entry>& entries, std::ostream& out)
 Command add_layers_command(CLI::App& parent, Context& context) {
   CLI::App* app = parent.add_subcommand("layers", "List the registered layers (built-in and plugins)");
   auto json_path = std::make_shared<std::string>();
-  app->add_option("--json", *json_path, "Also write {\"layers\":[{\"name\",\"origin\"}]} to FILE")
-      ->check(output_path())
-      ->type_name("FILE");
+  CommandFiles::of(app)->output(
+      app->add_option("--json", *json_path, "Also write {\"layers\":[{\"name\",\"origin\"}]} to FILE")
+          ->type_name("FILE"));
   auto run = [&context, json_path]() {
     const std::vector<Registry::Entry> entries = context.registry.list();
     print_table(entries, context.out);

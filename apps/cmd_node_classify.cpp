@@ -10,10 +10,12 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/output_transaction.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_training.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
@@ -108,6 +110,8 @@ int run_train(const TrainArgs& a, Context& ctx) {
     write_json_file(a.json, out);
   };
   for (int r = 0; r < a.runs; ++r) {
+    // Each run's files appear together: the model with the first, the summary so far with each.
+    OutputTransaction outputs;
     graph::NodeRunOptions o;
     o.seed = a.seed + static_cast<uint64_t>(r);
     o.epochs = a.epochs;
@@ -123,6 +127,7 @@ int run_train(const TrainArgs& a, Context& ctx) {
     runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
                     {"epochs", res.epochs}, {"seconds", res.seconds}});
     if (!a.json.empty()) write_summary();
+    outputs.commit();
   }
   const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
   const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
@@ -135,12 +140,30 @@ int run_train(const TrainArgs& a, Context& ctx) {
   return 0;
 }
 
+// TSV: node<TAB>label<TAB>probability of the most probable class (probs [N, C]).
+void write_predictions(const std::string& path, const graph::NodeDataset& d, const Tensor& probs) {
+  AtomicOutput output(path);
+  {
+    std::ofstream tsv(output.temp_path());
+    const int64_t c = probs.dim(1);
+    for (int64_t i = 0; i < d.num_nodes; ++i) {
+      const float* row = probs.data() + i * c;
+      int64_t best = 0;
+      for (int64_t k = 1; k < c; ++k) best = row[k] > row[best] ? k : best;
+      tsv << d.node_name(i) << '\t' << (d.class_names.empty() ? std::to_string(best) : d.class_names[best]) << '\t'
+          << row[best] << '\n';
+    }
+    if (!tsv) throw InputError(path, 0, "cannot write predictions");
+  }
+  output.commit();
+}
+
 // HDF5 file (schema "attend.attention"): per layer /layers/<i>/{weights [E, H], src, dst,
 // relation [E]}, and /nodes, /relations names.
 void write_attention(const std::string& path, const graph::PreparedNodeData& data,
                      const std::vector<graph::AttentionExport>& attention) {
   AtomicOutput output(path);
-  {
+  try {
     Hdf5File file = Hdf5File::create(output.temp_path(), "attend.attention", 1);
     std::vector<std::string> names;
     for (int64_t i = 0; i < data.dataset.num_nodes; ++i) names.push_back(data.dataset.node_name(i));
@@ -156,6 +179,8 @@ void write_attention(const std::string& path, const graph::PreparedNodeData& dat
       file.write_int64(group + "/relation", a.view->relation);
     }
     file.close();
+  } catch (const InputError& error) {
+    throw InputError(path, 0, std::string("cannot write attention weights: ") + error.what());
   }
   output.commit();
 }
@@ -220,26 +245,13 @@ int run_predict(const PredictArgs& a, Context& ctx) {
       ops::softmax(Var(class_logits(m, a.checkpoint, a.attention.empty() ? nullptr : &attention))).value();  // [N, C]
   const graph::PreparedNodeData& data = m.data;
   const graph::NodeDataset& d = data.dataset;
-  AtomicOutput output(a.out);
-  {
-    std::ofstream tsv(output.temp_path());
-    const int64_t c = probs.dim(1);
-    for (int64_t i = 0; i < d.num_nodes; ++i) {
-      const float* row = probs.data() + i * c;
-      int64_t best = 0;
-      for (int64_t k = 1; k < c; ++k) best = row[k] > row[best] ? k : best;
-      tsv << d.node_name(i) << '\t' << (d.class_names.empty() ? std::to_string(best) : d.class_names[best]) << '\t'
-          << row[best] << '\n';
-    }
-    if (!tsv) throw InputError(a.out, 0, "cannot write predictions");
-  }
-  output.commit();
+  OutputTransaction outputs;  // the predictions and the attention weights appear together
+  write_predictions(a.out, d, probs);
+  if (!a.attention.empty()) write_attention(a.attention, data, attention);
+  outputs.commit();
   ctx.out << "wrote " << d.num_nodes << " predictions to " << a.out << "\n";
   if (!d.test.empty()) ctx.out << "test accuracy " << percent(graph::accuracy(probs, d.labels, d.test)) << " %\n";
-  if (!a.attention.empty()) {
-    write_attention(a.attention, data, attention);
-    ctx.out << "wrote attention weights to " << a.attention << "\n";
-  }
+  if (!a.attention.empty()) ctx.out << "wrote attention weights to " << a.attention << "\n";
   return 0;
 }
 
@@ -251,13 +263,14 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
 
   auto t = std::make_shared<TrainArgs>();
   CLI::App* train = app->add_subcommand("train", "Train on a dataset folder; report validation and test accuracy");
-  train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS) or graph .h5 file")
-      ->required()->type_name("PATH");
-  train->add_option("--model", t->model, "Preset (" + [] {
+  const std::shared_ptr<CommandFiles> train_files = CommandFiles::of(train);
+  train_files->input(train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS) or graph .h5 file")
+      ->required()->type_name("PATH"));
+  train_files->input(train->add_option("--model", t->model, "Preset (" + [] {
     std::string names;
     for (const std::string& n : graph::preset_model_names()) names += (names.empty() ? "" : ", ") + n;
     return names;
-  }() + ") or a model JSON file")->capture_default_str()->type_name("PRESET|FILE");
+  }() + ") or a model JSON file")->capture_default_str()->type_name("PRESET|FILE"));
   train->add_option("--runs", t->runs, "Train this many seeds (seed, seed+1, ...) and report mean +- sd")
       ->check(at_least(1))
       ->capture_default_str();
@@ -269,28 +282,32 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
                     "e.g. AIFB, MUTAG) and leave the test split unscored: for choosing hyperparameters")
       ->check(within(0.0, 1.0));
   train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->check(seed())->capture_default_str();
-  train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")
-      ->check(output_path())->type_name("FILE");
-  train->add_option("--json", t->json, "Write the results as JSON")->check(output_path())->type_name("FILE");
+  train_files->output(
+      train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE"));
+  train_files->output(train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
-  predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
-  predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
-  predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")
-      ->check(output_path())->required()->type_name("FILE");
-  predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
-      ->check(output_path())
-      ->type_name("FILE");
+  const std::shared_ptr<CommandFiles> predict_files = CommandFiles::of(predict);
+  predict_files->input(predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  predict_files->input(
+      predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE"));
+  predict_files->output(predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")
+                            ->required()->type_name("FILE"));
+  predict_files->output(
+      predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
+          ->type_name("FILE"));
 
   auto e = std::make_shared<EvaluateArgs>();
   CLI::App* evaluate = app->add_subcommand("evaluate", "Accuracy and loss of a trained model on the dataset's splits");
-  evaluate->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH");
-  evaluate->add_option("--checkpoint", e->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE");
-  evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
-      ->check(output_path())
-      ->type_name("FILE");
+  const std::shared_ptr<CommandFiles> evaluate_files = CommandFiles::of(evaluate);
+  evaluate_files->input(evaluate->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  evaluate_files->input(
+      evaluate->add_option("--checkpoint", e->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE"));
+  evaluate_files->output(
+      evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
+          ->type_name("FILE"));
 
   auto run = [&context, train, t, predict, p, e]() {
     if (train->parsed()) return run_train(*t, context);

@@ -7,6 +7,7 @@
 #include "attend/bio/contact_model.hpp"
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/output_transaction.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/training_checkpoint.hpp"
 #include "data_files.hpp"
@@ -23,18 +24,52 @@ std::vector<bio::TrainingFamily> load_families(const std::vector<bio::ContactFam
   return families;
 }
 
+/// Refuses an output option that names a file of a family list: writing would replace the
+/// input (CommandFiles checks the options themselves while parsing; the lists are read here).
+void refuse_outputs_over_listed_files(const CommandFiles& files, const std::vector<bio::ContactFamilyEntry>& entries) {
+  for (const bio::ContactFamilyEntry& e : entries) {
+    for (const std::string* listed : {&e.alignment, &e.truth}) {
+      const std::string option = files.output_writing(*listed);
+      if (option.empty()) continue;
+      throw InputError(e.source, static_cast<std::size_t>(e.line),
+                       "lists " + *listed + ", which " + option + " would replace (an output may not replace an input)");
+    }
+  }
+}
+
+/// The --json summary: the run, its epochs' history and the untrained baseline when scored.
+Json training_summary(const ContactsTrainArgs& a, const Json& families, const std::string& scored,
+                      const TrainResult& result, const std::optional<bio::FamilyPrecision>& initial) {
+  Json history = Json::array();
+  for (const EpochRecord& r : result.history) {
+    Json e = {{"epoch", r.epoch + 1}, {"train_loss", r.train_loss}, {"val_loss", r.eval.val_loss},
+              {"P@L/5", r.eval.val_metric}};
+    for (const auto& [k, v] : r.eval.extras) e[k] = v;
+    history.push_back(e);
+  }
+  Json summary = {{"model", a.out}, {"families", families}, {"epochs", result.epochs_run},
+                  {"best_epoch", result.best_epoch + 1}, {"best_P@L/5", result.best_val_metric},
+                  {"scored_on", scored}, {"seconds", result.seconds}, {"history", history}};
+  if (initial) {
+    summary["untrained_P@L/5"] = initial->top_l5;
+    summary["untrained_P@L/2"] = initial->top_l2;
+  }
+  return summary;
+}
+
 }  // namespace
 
 std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   auto a = std::make_shared<ContactsTrainArgs>();
-  train->add_option("--families", a->families,
-                    "Training families: a file of 'ALIGNMENT TRUTH' lines or a comma list ALIGNMENT:TRUTH,...")
-      ->required()->type_name("LIST");
-  train->add_option("--val", a->validation, "Validation families (same forms); default: score the training families")
-      ->type_name("LIST");
-  train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
-      ->check(output_path())
-      ->required()->type_name("FILE");
+  const std::shared_ptr<CommandFiles> files = CommandFiles::of(train);
+  a->files = files;
+  files->input(train->add_option("--families", a->families,
+                                 "Training families: a file of 'ALIGNMENT TRUTH' lines or a comma list ALIGNMENT:TRUTH,...")
+                   ->required()->type_name("LIST"));
+  files->input(train->add_option("--val", a->validation, "Validation families (same forms); default: score the training families")
+                   ->type_name("LIST"));
+  files->output(train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
+                    ->required()->type_name("FILE"));
   train->add_option("--blocks", a->blocks, "Evoformer blocks")->check(at_least(0))->capture_default_str();
   train->add_option("--c-m", a->c_m, "MSA channels")->check(at_least(1))->capture_default_str();
   train->add_option("--c-z", a->c_z, "Pair channels")->check(at_least(1))->capture_default_str();
@@ -58,12 +93,10 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
   train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->check(at_least(0))->capture_default_str();
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
       ->check(seed())->capture_default_str();
-  train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")
-      ->check(output_path())
-      ->type_name("FILE");
+  files->output(
+      train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")->type_name("FILE"));
   train->add_flag("--resume", a->resume, "Continue from --checkpoint (same families and options)");
-  train->add_option("--json", a->json, "Write the training summary as JSON")
-      ->check(output_path())->type_name("FILE");
+  files->output(train->add_option("--json", a->json, "Write the training summary as JSON")->type_name("FILE"));
   train->add_flag("--quiet", a->quiet, "No progress line");
   return a;
 }
@@ -73,6 +106,8 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   const std::vector<bio::ContactFamilyEntry> train_entries = bio::parse_family_list(a.families);
   std::vector<bio::ContactFamilyEntry> val_entries;
   if (!a.validation.empty()) val_entries = bio::parse_family_list(a.validation);
+  refuse_outputs_over_listed_files(*a.files, train_entries);
+  refuse_outputs_over_listed_files(*a.files, val_entries);
 
   bio::ContactModelOptions mo;
   mo.blocks = a.blocks;
@@ -139,7 +174,10 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
                             {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
                             {"weight_decay", a.weight_decay}, {"min_separation", a.min_separation},
                             {"seed", a.seed}, {"seconds", result.seconds}};
+  OutputTransaction outputs;  // the model and the summary appear together
   save_checkpoint(a.out, data);
+  if (!a.json.empty()) write_json_file(a.json, training_summary(a, names, scored, result, initial));
+  outputs.commit();
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)
           << result.seconds << " s; best epoch " << result.best_epoch + 1 << ": " << scored
           << " long-range P@L/5 " << std::setprecision(3) << result.best_val_metric << "\n";
@@ -152,23 +190,6 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
     ctx.out << '\n';
   }
   ctx.out << "model saved to " << a.out << "\n";
-  if (!a.json.empty()) {
-    Json history = Json::array();
-    for (const EpochRecord& r : result.history) {
-      Json e = {{"epoch", r.epoch + 1}, {"train_loss", r.train_loss}, {"val_loss", r.eval.val_loss},
-                {"P@L/5", r.eval.val_metric}};
-      for (const auto& [k, v] : r.eval.extras) e[k] = v;
-      history.push_back(e);
-    }
-    Json summary = {{"model", a.out}, {"families", names}, {"epochs", result.epochs_run},
-                    {"best_epoch", result.best_epoch + 1}, {"best_P@L/5", result.best_val_metric},
-                    {"scored_on", scored}, {"seconds", result.seconds}, {"history", history}};
-    if (initial) {
-      summary["untrained_P@L/5"] = initial->top_l5;
-      summary["untrained_P@L/2"] = initial->top_l2;
-    }
-    write_json_file(a.json, summary);
-  }
   return 0;
 }
 

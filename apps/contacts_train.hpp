@@ -10,6 +10,7 @@
 
 #include "attend/bio/contact_features.hpp"
 #include "attend/core/tensor.hpp"
+#include "command_files.hpp"
 #include "commands.hpp"
 
 namespace attend::cli {
@@ -22,6 +23,7 @@ struct ContactsTrainArgs {
   double lr = 1e-3, weight_decay = 0.0;
   uint64_t seed = 0;
   bool neighbour_scores = false, resume = false, quiet = false;
+  std::shared_ptr<const CommandFiles> files;  ///< the file options, for the files of the lists
 };
 
 /// Add the options of `contacts train` to `train`.

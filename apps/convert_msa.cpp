@@ -11,10 +11,11 @@
 
 namespace attend::cli {
 
-std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert) {
+std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert, CommandFiles& files) {
   auto args = std::make_shared<ConvertMsaArgs>();
-  convert->add_option("--msa", args->msa, "Alignment to convert (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
-      ->type_name("FILE");
+  files.input(
+      convert->add_option("--msa", args->msa, "Alignment to convert (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed)")
+          ->type_name("FILE"));
   convert->add_option("--format", args->format, "Alignment format: auto, a3m, fasta, psicov or stockholm")
       ->capture_default_str();
   convert->add_option("--query", args->query, "Name of the query sequence (default: the first)")->type_name("NAME");

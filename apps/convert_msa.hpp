@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command_files.hpp"
 #include "commands.hpp"
 
 namespace attend::cli {
@@ -18,8 +19,8 @@ struct ConvertMsaArgs {
   int64_t max_sequences = 0;  ///< keep the query and a seeded sample of the others (0: all)
 };
 
-/// Add --msa, --format, --query and --with-scores to `convert`.
-std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert);
+/// Add --msa (an input of `files`), --format, --query and --with-scores to `convert`.
+std::shared_ptr<ConvertMsaArgs> add_convert_msa_options(CLI::App* convert, CommandFiles& files);
 
 /// Read the alignment, optionally fit the potts predictor on all of it for `/scores`, then
 /// keep at most `max_sequences` rows (the query and others drawn by bio::sample_rows with

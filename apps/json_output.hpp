@@ -7,10 +7,10 @@
 
 namespace attend::cli {
 
-/// Write `value` (indented, trailing newline) to `path` atomically: the text goes to a
-/// temporary file next to `path`, which is renamed over `path` only once it is complete, so
-/// readers see the old file or the whole new one and a failure leaves no partial file.
-/// Throws attend::InputError naming `path` when it cannot be written.
+/// Write `value` (indented, trailing newline) to `path` through core's AtomicOutput: readers
+/// see the old file or the whole new one, a failure leaves no partial file, and inside an
+/// OutputTransaction the file appears with the command's other outputs. Throws
+/// attend::InputError naming `path` when it cannot be written.
 void write_json_file(const std::string& path, const nlohmann::json& value);
 
 }  // namespace attend::cli

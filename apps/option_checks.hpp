@@ -1,12 +1,11 @@
 #pragma once
 /// Validators for command-line options: a bad value stops the command before any work, with
 /// one line naming the option (numbers: their bound, NaN refused; CLI11 2.1's PositiveNumber and
-/// NonNegativeNumber print the largest double in full instead; output files: a missing
-/// directory, which would otherwise fail only when the results are written, after the work).
+/// NonNegativeNumber print the largest double in full instead). Output paths are checked
+/// against each other and the inputs by CommandFiles (command_files.hpp).
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -64,17 +63,5 @@ inline CLI::Validator seed() {
 
 /// Accepts a finite number > 0.
 inline CLI::Validator positive() { return at_least(0.0, true); }
-
-/// Accepts an output path (a file, or an output prefix) whose directory exists.
-inline CLI::Validator output_path() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        const std::filesystem::path parent = std::filesystem::path(text).parent_path();
-        std::error_code error;
-        if (parent.empty() || std::filesystem::is_directory(parent, error)) return std::string();
-        return "cannot write " + text + ": directory '" + parent.string() + "' does not exist";
-      },
-      "");
-}
 
 }  // namespace attend::cli

@@ -20,6 +20,11 @@ Oracle, per case (the quality bar of the command line):
   * a failing run leaves no file in its output folder (outputs are written atomically);
   * a run that exits 2 names the input file (or its folder) in its message;
   * no line on stderr is longer than 1000 characters (user text is quoted short).
+The output kinds (out-*) give a command hostile output paths instead: an input (directly,
+through a link, spelt otherwise) or another output (refused, exit 2, nothing changed), a
+directory, a device node or fifo (the same); two writers of one --out at once (one run's
+whole set, no temporaries); a writer killed at a random moment (its outputs all there or
+none; the next run leaves its outputs and no temporary file).
 Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr.
 
 Example (the sanitizer build of main):
@@ -35,6 +40,7 @@ import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -451,6 +457,212 @@ def verdict(rc, err, out_dir, names):
     return None
 
 
+# ----------------------------------------------------------------------------- outputs
+# The output side (issue #18): instead of a mutated input, a case gives a command hostile
+# output paths (an input, another output, a directory, a device or fifo), runs two writers of
+# one --out at once, or kills a writer, and checks what is left on disk.
+OUTPUT_KINDS = ("out-same-path", "out-directory", "out-device", "out-concurrent", "out-killed")
+PREDICTION_SUFFIXES = (".h5", ".mat", ".rr", ".png")
+
+
+def random_alignment(path, rng, length=30, rows=40):
+    """A PSICOV alignment of random sequences (two of them differ, so do their predictions)."""
+    amino = "ACDEFGHIKLMNPQRSTVWY"
+    return write(path, "".join("".join(rng.choice(amino) for _ in range(length)) + "\n" for _ in range(rows)))
+
+
+def output_writers(seeds, case):
+    """Commands that write files: (arguments, {input option: path}, {output option: path}, prefix
+    option or None). Inputs are copies in case/in, so a case may aim an output at them."""
+    inp, out = case / "in", case / "out"
+    for name in ("planetoid",):
+        shutil.copytree(seeds / name, inp / name)
+    for name in ("json/gat.json", "h5/gat_checkpoint.h5", "h5/msa.h5", "pred.h5", "truth.tsv"):
+        shutil.copy(seeds / name, inp / Path(name).name)
+    shutil.copy(FIXTURES / "tiny.fasta", inp / "tiny.fasta")
+    planetoid, checkpoint = str(inp / "planetoid"), str(inp / "gat_checkpoint.h5")
+    return [
+        (["contacts", "predict", "--max-iterations", "3", "--quiet"], {"--msa": str(inp / "msa.h5")},
+         {"--out": f"{out}/p", "--json": f"{out}/fit.json"}, "--out"),
+        (["node-classify", "predict"], {"--data": planetoid, "--checkpoint": checkpoint},
+         {"--out": f"{out}/p.tsv", "--export-attention": f"{out}/att.h5"}, None),
+        (["node-classify", "train", "--epochs", "2", "--quiet"], {"--data": planetoid, "--model": str(inp / "gat.json")},
+         {"--save": f"{out}/m.h5", "--json": f"{out}/r.json"}, None),
+        (["node-classify", "evaluate"], {"--data": planetoid, "--checkpoint": checkpoint}, {"--json": f"{out}/e.json"},
+         None),
+        (["contacts", "eval"], {"--pred": str(inp / "pred.h5"), "--truth": str(inp / "truth.tsv")},
+         {"--json": f"{out}/e.json"}, None),
+        (["convert"], {"--msa": str(inp / "tiny.fasta")}, {"--to": f"{out}/msa.h5"}, None),
+    ]
+
+
+def writer_argv(base, inputs, outputs):
+    return base + [x for pair in list(inputs.items()) + list(outputs.items()) for x in pair]
+
+
+def files_of(path):
+    """Every file under `path` (hidden temporaries included), relative, sorted."""
+    return sorted(str(p.relative_to(path)) for p in Path(path).rglob("*") if not p.is_dir())
+
+
+def snapshot(paths):
+    """Bytes (or the kind, for a folder, device or fifo) of each path, to see what a run changed."""
+    state = {}
+    for p in map(Path, paths):
+        if p.is_dir():
+            state[p] = ("dir", tuple(files_of(p)))
+        elif p.is_char_device() or p.is_fifo() or p.is_block_device():
+            state[p] = ("special", p.stat().st_rdev)
+        elif p.exists():
+            state[p] = ("file", p.read_bytes())
+    return state
+
+
+def aim(outputs, prefix, option, target):
+    """Set `option` so that it writes `target` (a prefix option: as PREFIX + a suffix); False
+    when a prefix cannot name `target`."""
+    if option != prefix:
+        outputs[option] = target
+        return True
+    for suffix in PREDICTION_SUFFIXES:
+        if target.endswith(suffix):
+            outputs[option] = target[:-len(suffix)]
+            return True
+    return False
+
+
+def hostile_output_case(kind, rng, attend, seeds, case, timeout):
+    """same-path, directory, device: the command must refuse (exit 2) and change nothing.
+    Returns (found or None, argv, stderr, what was done)."""
+    base, inputs, outputs, prefix = rng.choice(output_writers(seeds, case))
+    written = {o: [v + s for s in PREDICTION_SUFFIXES] if o == prefix else [v] for o, v in outputs.items()}
+    if kind == "out-same-path":  # an input (as given, through a link, spelt otherwise) or another output
+        targets = [str(v) for v in inputs.values() if Path(v).is_file()]
+        choices = [(o, t) for o in outputs for t in targets + [f for other in outputs if other != o
+                                                               for f in written[other]]
+                   if t.endswith(PREDICTION_SUFFIXES) or o != prefix]
+        option, target = rng.choice(choices)
+        how = rng.randrange(3)
+        if target in targets and how == 1:
+            link = case / "out" / ("link-" + Path(target).name)
+            link.symlink_to(target)
+            target = str(link)
+        elif target in targets and how == 2:
+            target = str(Path(target).parent / ".." / Path(target).parent.name / Path(target).name)
+    else:
+        option = rng.choice(sorted(outputs))
+        target = case / "out" / ("folder" + (rng.choice(PREDICTION_SUFFIXES) if option == prefix else ""))
+        if kind == "out-directory":
+            target.mkdir()
+        else:  # out-device: a device node beside the outputs (a private /dev/null), else a fifo
+            try:
+                os.mknod(target, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+            except PermissionError:  # not root, or no CAP_MKNOD
+                os.mkfifo(target)
+        target = str(target)
+    aim(outputs, prefix, option, target)
+    argv = writer_argv(base, inputs, outputs)
+    watched = list(inputs.values()) + [target]
+    before, files_before = snapshot(watched), files_of(case / "out")
+    rc, err = run_case(attend, argv, case, timeout)
+    what = f"{option} -> {target.replace(str(case), '.')}"
+    found = sanitizer_report(err)
+    if not found and rc != 2:
+        found = ("exit-code", f"exit {rc} for {kind} ({what})")
+    if not found and snapshot(watched) != before:
+        found = ("overwrote-input", f"{what} changed the file it names")
+    if not found and files_of(case / "out") != files_before:
+        found = ("partial-output", f"{what} left " + ", ".join(sorted(set(files_of(case / "out")) - set(files_before))))
+    return found, argv, err, what
+
+
+def prediction_set(prefix):
+    return [Path(str(prefix) + s).read_bytes() if Path(str(prefix) + s).exists() else None
+            for s in (".mat", ".rr", ".png")]
+
+
+def concurrent_output_case(rng, attend, case, timeout):
+    """Two contacts predict runs with one --out at once, on two alignments of one length (so
+    they take the same time): the prefix must then hold one run's whole set, and nothing else."""
+    inp, out = case / "in", case / "out"
+    msas = [random_alignment(inp / f"{k}.aln", rng) for k in ("a", "b")]
+    iterations = str(rng.randint(2, 8))
+    predict = lambda msa, prefix: ["--threads", "1", "contacts", "predict", "--msa", str(msa), "--out", str(prefix),
+                                   "--max-iterations", iterations, "--quiet"]
+    for k, msa in zip("ab", msas):
+        run_case(attend, predict(msa, inp / f"ref_{k}"), case, timeout)
+    argv = predict(msas[0], out / "p")
+    procs = [subprocess.Popen([attend] + predict(msa, out / "p"), cwd=case, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, start_new_session=True) for msa in msas]
+    errs, codes = [], []
+    for proc in procs:
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, err = proc.communicate()
+        errs.append(err.decode(errors="replace"))
+        codes.append(proc.returncode)
+    err = "\n".join(errs)
+    found = sanitizer_report(err)
+    if not found and codes != [0, 0]:
+        found = ("exit-code", f"exits {codes} of two concurrent writers")
+    expected = ["p" + s for s in sorted(PREDICTION_SUFFIXES)]
+    if not found and files_of(out) != expected:
+        found = ("stale-temporary", "left " + ", ".join(files_of(out)))
+    if not found and prediction_set(out / "p") not in (prediction_set(inp / "ref_a"), prediction_set(inp / "ref_b")):
+        found = ("mixed-set", "the .mat, .rr and .png come from different runs")
+    return found, argv, err, "two writers of one --out"
+
+
+def killed_output_case(rng, attend, seeds, case, timeout):
+    """A writer killed (SIGKILL) at a random moment: its outputs are all there or none, and the
+    next run of the command leaves its outputs and no temporary file."""
+    base, inputs, outputs, prefix = rng.choice(output_writers(seeds, case))
+    argv = writer_argv(base, inputs, outputs)
+    delay = rng.uniform(0.0, 0.4)
+    proc = subprocess.Popen([attend] + argv, cwd=case, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    time.sleep(delay)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:  # it had finished
+        pass
+    _, err = proc.communicate()
+    err = err.decode(errors="replace")
+    expected = sorted(Path(v + (s if o == prefix else "")).name
+                      for o, v in outputs.items() for s in (PREDICTION_SUFFIXES if o == prefix else ("",)))
+    visible = [f for f in files_of(case / "out") if not f.startswith(".")]
+    what = f"killed after {delay:.2f} s"
+    found = sanitizer_report(err)
+    if not found and visible not in ([], expected):
+        found = ("partial-set-after-kill", f"{what}: left " + ", ".join(visible))
+    rc, err2 = run_case(attend, argv, case, timeout)
+    err += "\n" + err2
+    if not found:
+        found = sanitizer_report(err2)
+    if not found and rc != 0:
+        found = ("exit-code", f"exit {rc} rerunning after a writer was {what}")
+    if not found and files_of(case / "out") != expected:
+        found = ("stale-temporary", f"{what}, the rerun left " + ", ".join(files_of(case / "out")))
+    return found, argv, err, what
+
+
+def run_output_case(kind, rng, attend, seeds, case, timeout):
+    if kind == "out-concurrent":
+        return concurrent_output_case(rng, attend, case, timeout)
+    if kind == "out-killed":
+        return killed_output_case(rng, attend, seeds, case, timeout)
+    return hostile_output_case(kind, rng, attend, seeds, case, timeout)
+
+
+def sanitizer_report(err):
+    for mark in SANITIZER_MARKS:
+        if mark in err:
+            return "sanitizer", next(l for l in err.splitlines() if mark in l).strip()
+    return None
+
+
 def signature(kind, category, symptom):
     """What makes two failures the same: numbers, paths and quoted names (the mutated
     text) do not count, and a message without a file counts once per layer or reader."""
@@ -468,7 +680,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=300, help="time budget (wall seconds)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the mutations")
     parser.add_argument("--failures", default="fuzz-failures", help="folder for the failing cases")
-    parser.add_argument("--kinds", default="", help="comma list of input kinds (default: all)")
+    parser.add_argument("--kinds", default="", help="comma list of input kinds and out-* kinds (default: all)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per case")
     parser.add_argument("--hostile", type=float, default=0.3,
                         help="share of the cases that get a hostile mutation (issue #18)")
@@ -489,26 +701,30 @@ def main():
     targets = build_seeds(attend, seeds_home)
     with tempfile.TemporaryDirectory(prefix="attend-fuzz-") as tmp:
         base = Path(tmp)
-        kinds = args.kinds.split(",") if args.kinds else sorted(targets)
+        kinds = args.kinds.split(",") if args.kinds else sorted(targets) + list(OUTPUT_KINDS)
         ran, failed, seen = Counter(), Counter(), {}
         start = time.time()
         n = 0
         while time.time() - start < args.seconds:
             kind = kinds[n % len(kinds)]
             n += 1
-            seeds, command = targets[kind]
             case = base / f"case{n}"
             (case / "in").mkdir(parents=True)
             (case / "out").mkdir()
-            seed = rng.choice(seeds)
-            if rng.random() < args.hostile:
-                passed, victim, mutation = stage_hostile_input(rng, seed, case / "in", mutator)
+            if kind in OUTPUT_KINDS:
+                found, argv, err, mutation = run_output_case(kind, rng, attend, seeds_home, case, args.timeout)
+                seed = Path(kind)
             else:
-                passed, victim, mutation = stage_input(rng, seed, case / "in")
-            argv = [str(a) for a in command(rng, str(passed), str(case / "out"))]
-            rc, err = run_case(attend, argv, case, args.timeout)
+                seeds, command = targets[kind]
+                seed = rng.choice(seeds)
+                if rng.random() < args.hostile:
+                    passed, victim, mutation = stage_hostile_input(rng, seed, case / "in", mutator)
+                else:
+                    passed, victim, mutation = stage_input(rng, seed, case / "in")
+                argv = [str(a) for a in command(rng, str(passed), str(case / "out"))]
+                rc, err = run_case(attend, argv, case, args.timeout)
+                found = verdict(rc, err, case / "out", {victim.name, passed.name}) or hostile_verdict(err)
             ran[kind] += 1
-            found = verdict(rc, err, case / "out", {victim.name, passed.name}) or hostile_verdict(err)
             if found:
                 sig = signature(kind, *found)
                 if sig not in seen:

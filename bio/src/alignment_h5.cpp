@@ -20,7 +20,7 @@ void write_alignment_h5(const std::string& path, const AlignmentFeatures& featur
   ATTEND_CHECK(features.scores.numel() == 0 || features.scores.shape() == (Shape{L, L}),
                "scores must be [" << L << ", " << L << "], got " << shape_to_string(features.scores.shape()));
   AtomicOutput output(path);
-  {
+  try {
     Hdf5File file = Hdf5File::create(output.temp_path(), kAlignmentSchema, kAlignmentSchemaVersion);
     file.write_int32("/codes", std::vector<int32_t>(a.codes.begin(), a.codes.end()), {N, L});  // [N, L]
     file.write_tensor("/weights", Tensor({N}, features.weights));                            // [N]
@@ -38,6 +38,8 @@ void write_alignment_h5(const std::string& path, const AlignmentFeatures& featur
       file.set_attr("/", "scores_method", features.scores_method);
     }
     file.close();
+  } catch (const InputError& error) {
+    throw InputError(path, 0, std::string("cannot write alignment: ") + error.what());
   }
   output.commit();
 }

@@ -1,17 +1,21 @@
 #include "attend/core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "attend/core/error.hpp"
+#include "attend/core/output_path.hpp"
+#include "attend/core/output_transaction.hpp"
 
 namespace attend {
 
@@ -21,9 +25,58 @@ namespace {
 // depends on it.
 std::atomic<uint64_t> g_temp_counter{0};
 
+// The longest file name (NAME_MAX of Linux file systems).
+constexpr std::size_t kMaxNameBytes = 255;
+
 std::string parent_directory(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   return parent.empty() ? std::string(".") : parent.string();
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+// The marker between a destination's name and the writer's process id: `.tmp.<host>.`.
+std::string temp_marker() { return ".tmp." + host_name() + "."; }
+
+// Removes the last `.<digits>` field of `name` and returns the digits, or "" when there is none.
+std::string pop_number(std::string& name) {
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string::npos || dot + 1 == name.size()) return "";
+  for (std::size_t i = dot + 1; i < name.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return "";
+  }
+  std::string digits = name.substr(dot + 1);
+  name.resize(dot);
+  return digits;
+}
+
+// The process id of the writer when `name` is one of our temporary files on this host
+// (`.<name>.tmp.<host>.<pid>.<n>`), else 0.
+pid_t temp_file_writer(std::string name, const std::string& marker) {
+  if (name.empty() || name[0] != '.') return 0;
+  if (pop_number(name).empty()) return 0;
+  const std::string pid = pop_number(name);
+  if (pid.empty() || pid.size() > 9) return 0;
+  name += '.';
+  if (name.size() <= marker.size() + 1 || name.compare(name.size() - marker.size(), marker.size(), marker) != 0) {
+    return 0;
+  }
+  return static_cast<pid_t>(std::stol(pid));
+}
+
+// Remove the temporary files in `directory` whose writer no longer runs (a killed process).
+// A process of another user answers EPERM, not ESRCH: it runs, and its file stays.
+void remove_stale_temp_files(const std::string& directory) {
+  const std::string marker = temp_marker();
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
+    const pid_t writer = temp_file_writer(it->path().filename().string(), marker);
+    if (writer > 0 && ::kill(writer, 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
 }
 
 // Flush a file or directory to disk. File systems that cannot (EINVAL: pipes, some network
@@ -42,13 +95,15 @@ bool sync_path(const std::string& path, int flags) {
 
 AtomicOutput::AtomicOutput(std::string destination) : destination_(std::move(destination)) {
   ATTEND_CHECK(!destination_.empty(), "AtomicOutput needs a destination path");
+  const std::string problem = output_path_problem(destination_);
+  if (!problem.empty()) throw InputError(destination_, 0, "cannot write: " + problem);
   const std::string directory = parent_directory(destination_);
-  std::error_code error;
-  if (!std::filesystem::is_directory(directory, error)) {
-    throw InputError(destination_, 0, "cannot write: directory '" + directory + "' does not exist");
-  }
-  temp_path_ = destination_ + ".tmp." + std::to_string(::getpid()) + "." +
-               std::to_string(g_temp_counter.fetch_add(1));
+  remove_stale_temp_files(directory);
+  const std::filesystem::path path(destination_);
+  const std::string writer = temp_marker() + std::to_string(::getpid()) + "." + std::to_string(g_temp_counter.fetch_add(1));
+  // A name near the file system's limit is shortened in its temporary name only.
+  const std::string name = path.filename().string().substr(0, kMaxNameBytes - 1 - std::min(writer.size(), kMaxNameBytes - 1));
+  temp_path_ = (path.parent_path() / ("." + name + writer)).string();
 }
 
 AtomicOutput::~AtomicOutput() {
@@ -64,13 +119,14 @@ void AtomicOutput::commit() {
     throw InputError(destination_, 0,
                      "cannot flush " + temp_path_ + " to disk: " + std::strerror(errno));
   }
-  if (std::rename(temp_path_.c_str(), destination_.c_str()) != 0) {
-    throw InputError(destination_, 0,
-                     "cannot rename " + temp_path_ + " onto it: " + std::strerror(errno));
+  if (OutputTransaction* open = OutputTransaction::current()) {
+    open->adopt(temp_path_, destination_);
+  } else {
+    OutputTransaction alone;  // a set of one file
+    alone.adopt(temp_path_, destination_);
+    alone.commit();
   }
   committed_ = true;
-  // Make the rename itself durable; a failure here cannot undo it, so it is not reported.
-  sync_path(parent_directory(destination_), O_RDONLY | O_DIRECTORY);
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

@@ -94,7 +94,7 @@ void save_node_dataset(const std::string& path, const NodeDataset& d) {
   const std::string problem = naming_problem(d);
   ATTEND_CHECK(problem.empty(), d.name << ": " << problem);
   AtomicOutput output(path);
-  {
+  try {
     Hdf5File file = Hdf5File::create(output.temp_path(), kGraphSchema, kGraphSchemaVersion);
     file.set_attr("/", "name", d.name);
     file.set_attr("/", "num_nodes", d.num_nodes);
@@ -121,6 +121,8 @@ void save_node_dataset(const std::string& path, const NodeDataset& d) {
     if (!d.relation_names.empty()) file.write_strings("/names/relations", d.relation_names);
     file.write_strings("/warnings", d.warnings);
     file.close();
+  } catch (const InputError& error) {
+    throw InputError(path, 0, std::string("cannot write graph: ") + error.what());
   }
   output.commit();
 }

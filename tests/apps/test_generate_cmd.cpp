@@ -58,7 +58,7 @@ TEST_CASE("generate refuses bad input in one line, exit 2, and leaves no file be
   };
   const std::vector<Case> cases = {
       {{"generate", "ba-houses", "--out", tmp.file("x")}, "ba-houses not in {ba-shapes,ba-community,tree-cycles,tree-grid}"},
-      {{"generate", "ba-shapes", "--out", tmp.file("missing/x")}, "directory '" + tmp.file("missing") + "' does not exist"},
+      {{"generate", "ba-shapes", "--out", tmp.file("missing/x")}, "folder '" + tmp.file("missing") + "' does not exist"},
       {{"generate", "ba-shapes", "--out", tmp.file("taken")}, "exists and is not a folder"},
       {{"generate", "ba-shapes", "--out", tmp.file("x"), "--noise", "2"}, "--noise"},
       {{"generate", "ba-shapes"}, "--out is required"},

@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <stdexcept>
 
 #include "attend/core/atomic_file.hpp"
@@ -17,7 +22,8 @@ TEST_CASE("AtomicOutput replaces the destination only on commit", "[core][io]") 
   write_text_file(dest, "old");
   AtomicOutput output(dest);
   CHECK(output.destination() == dest);
-  CHECK(output.temp_path().rfind(dest + ".tmp.", 0) == 0);
+  // Hidden, beside the destination, named after it.
+  CHECK(output.temp_path().rfind(dir.file(".out.txt.tmp."), 0) == 0);
   write_text_file(output.temp_path(), "new");
   CHECK(read_text_file(dest) == "old");
   output.commit();
@@ -63,4 +69,50 @@ TEST_CASE("AtomicOutput reports a missing directory and an empty commit", "[core
   AtomicOutput output(dir.file("out.txt"));
   CHECK_THROWS_AS(output.commit(), InputError);
   CHECK(dir.entries().empty());
+}
+
+TEST_CASE("AtomicOutput refuses a directory or a device as its destination", "[core][io]") {
+  TempDir dir;
+  CHECK_THROWS_AS(AtomicOutput(dir.path().string()), InputError);
+  CHECK_THROWS_AS(AtomicOutput("/dev/null"), InputError);
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("AtomicOutput shortens the temporary name of a long destination name", "[core][io]") {
+  TempDir dir;
+  const std::string dest = dir.file(std::string(250, 'n'));
+  AtomicOutput output(dest);
+  CHECK(std::filesystem::path(output.temp_path()).filename().string().size() <= 255);
+  write_text_file(output.temp_path(), "long");
+  output.commit();
+  CHECK(read_text_file(dest) == "long");
+}
+
+TEST_CASE("AtomicOutput removes the temporary files of killed writers, not of running ones", "[core][io]") {
+  TempDir dir;
+  const std::string dest = dir.file("out.txt");
+  // A writer killed (SIGKILL) in the middle of its write leaves its temporary file.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    try {
+      AtomicOutput output(dest);
+      write_text_file(output.temp_path(), "partial");
+      ::raise(SIGKILL);
+    } catch (...) {
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(dir.entries().size() == 1);
+  const std::string killed = dir.entries().front();
+  CHECK(killed.rfind(".out.txt.tmp.", 0) == 0);
+  // This process writes another file there, and its temporary file must survive...
+  AtomicOutput running(dir.file("other.txt"));
+  write_text_file(running.temp_path(), "in progress");
+  // ...the next writer of the directory removes the dead writer's.
+  AtomicOutput next(dest);
+  CHECK(dir.entries() == std::vector<std::string>{std::filesystem::path(running.temp_path()).filename().string()});
 }

@@ -1,0 +1,71 @@
+#include "command_files.hpp"
+
+#include <filesystem>
+
+#include "attend/core/output_path.hpp"
+
+namespace attend::cli {
+
+std::shared_ptr<CommandFiles> CommandFiles::of(CLI::App* command) {
+  auto files = std::make_shared<CommandFiles>();
+  command->final_callback([files] { files->check(); });
+  return files;
+}
+
+CLI::Option* CommandFiles::input(CLI::Option* option) {
+  inputs_.push_back(option);
+  return option;
+}
+
+CLI::Option* CommandFiles::output(CLI::Option* option, std::vector<std::string> suffixes) {
+  outputs_.push_back({option, std::move(suffixes)});
+  return option;
+}
+
+void CommandFiles::check() const {
+  struct Written {
+    std::string path;
+    const CLI::Option* option;
+  };
+  std::vector<Written> written;  // the outputs checked so far
+  for (const Output& output : outputs_) {
+    if (output.option->count() == 0) continue;
+    const std::string& given = output.option->results().front();
+    for (const std::string& suffix : output.suffixes) {
+      const std::string path = given + suffix;
+      const std::string name = output.option->get_name();
+      const std::string what = "cannot write " + path + (suffix.empty() ? "" : " (from the prefix " + given + ")");
+      const std::string problem = output_path_problem(path);
+      if (!problem.empty()) throw CLI::ValidationError(name, what + ": " + problem);
+      for (const CLI::Option* input : inputs_) {
+        for (const std::string& read : input->results()) {
+          // An input that does not exist fails when it is read, and a preset name is no file.
+          std::error_code error;
+          if (std::filesystem::exists(read, error) && same_file(path, read)) {
+            throw CLI::ValidationError(name, what + ": it is the input " + input->get_name() + " " + read +
+                                                 " (an output may not replace an input)");
+          }
+        }
+      }
+      for (const Written& other : written) {
+        if (same_file(path, other.path)) {
+          throw CLI::ValidationError(name, what + ": " + other.option->get_name() + " writes " + other.path +
+                                               " too (each output needs its own file)");
+        }
+      }
+      written.push_back({path, output.option});
+    }
+  }
+}
+
+std::string CommandFiles::output_writing(const std::string& input) const {
+  for (const Output& output : outputs_) {
+    if (output.option->count() == 0) continue;
+    for (const std::string& suffix : output.suffixes) {
+      if (same_file(output.option->results().front() + suffix, input)) return output.option->get_name();
+    }
+  }
+  return "";
+}
+
+}  // namespace attend::cli
