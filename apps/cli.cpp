@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <new>
 #include <set>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/plugin_loader.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "commands.hpp"
 
 #ifndef ATTEND_VERSION
@@ -32,7 +34,8 @@ std::string lower_first_word(std::string text) {
 /// The one line printed for a bad command line, with a hint that names the help of the
 /// subcommand that was being parsed (or of the program).
 std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
-  std::string what = lower_first_word(one_line(error.what()));
+  // CLI11 echoes what it could not use (a 5 MB argument) in full: shown short.
+  std::string what = shortened(lower_first_word(one_line(error.what())), 400);
   std::string help = "attend --help";
   const std::vector<CLI::App*> selected = app->get_subcommands();
   if (!selected.empty()) {
@@ -40,7 +43,7 @@ std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
   } else if (const std::vector<std::string> rest = app->remaining(); !rest.empty()) {
     // Nothing matched a subcommand: name the first word that matched nothing.
     const std::string& word = rest.front();
-    what = (word.rfind("-", 0) == 0 ? "unknown option '" : "unknown subcommand '") + word + "'";
+    what = (word.rfind("-", 0) == 0 ? "unknown option " : "unknown subcommand ") + quoted_input(word);
   }
   return "attend: error: " + what + " (run '" + help + "')\n";
 }
@@ -86,6 +89,11 @@ int report_failure(std::exception_ptr error, std::ostream& err) {
   } catch (const InputError& e) {
     err << "attend: error: " << one_line(e.what()) << '\n';
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // Sizes from the input are checked against the memory budget before the large
+    // allocations (memory_budget.hpp); a smaller one that still fails is the same cause.
+    err << "attend: error: out of memory (the input or the settings ask for more than this machine has)\n";
+    return kExitUsage;
   } catch (const std::exception& e) {
     err << "attend: internal error: " << one_line(e.what()) << '\n';
   } catch (...) {
@@ -119,7 +127,7 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     const std::vector<Command> commands = {
         add_node_classify_command(app, context), add_contacts_command(app, context),
         add_convert_command(app, context),       add_layers_command(app, context),
-        add_bench_command(app, context)};
+        add_bench_command(app, context),         add_generate_command(app, context)};
 
     std::vector<const char*> argv;
     for (const std::string& a : args) argv.push_back(a.c_str());

@@ -8,6 +8,7 @@
 
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/json_reader.hpp"
 #include "attend/core/measure.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/parallel.hpp"
@@ -63,12 +64,7 @@ graph::NodeDataset random_graph(const BenchOptions& o, Rng& rng) {
 /// The layer's options: --options, with in_channels from the features (the node count for
 /// featureless nodes), out_channels 64 and num_relations from the graph unless given.
 Json layer_config(const BenchOptions& o, const graph::GraphContext& graph) {
-  Json config;
-  try {
-    config = Json::parse(o.options);
-  } catch (const Json::parse_error& e) {
-    throw InputError("--options", 0, std::string("not valid JSON: ") + e.what());
-  }
+  Json config = parse_json(o.options, "--options");
   if (!config.is_object()) throw InputError("--options", 0, "expected a JSON object of layer options");
   if (!config.contains("in_channels")) config["in_channels"] = o.features > 0 ? o.features : o.nodes;
   if (!config.contains("out_channels")) config["out_channels"] = 64;
@@ -168,7 +164,7 @@ Command add_bench_command(CLI::App& parent, Context& context) {
   app->add_option("--repeats", o->repeats, "Timed runs per measurement; the median is reported")
       ->check(at_least(1))
       ->capture_default_str();
-  app->add_option("--seed", o->seed, "Seed of the graph, features and dropout")->capture_default_str();
+  app->add_option("--seed", o->seed, "Seed of the graph, features and dropout")->check(seed())->capture_default_str();
   CommandFiles::of(app)->output(
       app->add_option("--json", o->json_path, "Also write the results as JSON to FILE")->type_name("FILE"));
   return {app, [o, &context] { return run_bench(*o, context); }};

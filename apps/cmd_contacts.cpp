@@ -2,7 +2,6 @@
 // unsupervised `potts` and `factored` methods, and the trained `evoformer` model), written as
 // .h5, .mat, .rr and .png; the CASP precision of any prediction file against a structure or a
 // contacts TSV; training the evoformer model (contacts_train.cpp).
-#include <filesystem>
 #include <iomanip>
 #include <memory>
 #include <optional>
@@ -20,8 +19,10 @@
 #include "attend/bio/potts_predictor.hpp"
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "contacts_train.hpp"
@@ -116,6 +117,10 @@ std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string&
           << mapping.structure_residues << " residues match the query (" << sequence.size()
           << " positions); is it the structure of this protein?\n";
     }
+    if (2 * mapping.with_coordinates < mapping.aligned) {
+      err << "attend: warning: " << t.pdb << ": only " << mapping.with_coordinates << " of the "
+          << mapping.aligned << " residues aligned to the query have a CA or CB atom; the others cannot be scored\n";
+    }
   }
   return truth;
 }
@@ -178,7 +183,7 @@ class FitProgress {
 
 int run_predict(const PredictArgs& a, Context& ctx) {
   if (a.method != "potts" && a.method != "factored" && a.method != "evoformer") {
-    throw InputError("unknown --method '" + a.method + "' (choose potts, factored or evoformer)");
+    throw InputError("unknown --method " + quoted_input(a.method) + " (choose potts, factored or evoformer)");
   }
   if (!a.model.empty() && a.method != "evoformer") throw InputError("--model needs --method evoformer");
   // potts and evoformer also read alignment HDF5 files (attend convert), potts scores included.
@@ -197,7 +202,7 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   std::string model_path;
   if (a.method == "evoformer") {
     model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
-    if (!std::filesystem::is_regular_file(model_path)) throw InputError(model_path, 0, "no such model file");
+    io::require_input_file(model_path);
     if (const std::string option = a.files->output_writing(model_path); !option.empty()) {
       throw InputError(model_path, 0, "the model file is what " + option + " would write (an output may not replace an input)");
     }
@@ -362,12 +367,12 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
       ->check(at_least(0));
   predict->add_option("--max-sequence-gaps", p->max_sequence_gaps,
                       "Drop sequences (not the query) with more than this fraction of gaps (default 1: keep all)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(within(0.0, 1.0));
   predict->add_option("--max-column-gaps", p->max_column_gaps,
                       "Drop columns with more than this fraction of gaps; their pairs get the lowest score "
                       "(default 1: keep all)")
-      ->check(CLI::Range(0.0, 1.0));
-  predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->capture_default_str();
+      ->check(within(0.0, 1.0));
+  predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->check(seed())->capture_default_str();
   predict->add_option("--value-states", p->value_states,
                       "factored: states of the value matrices, 20 (amino acids only, no couplings to gaps; the "
                       "default) or 21 (gap included)")

@@ -274,14 +274,14 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   train->add_option("--runs", t->runs, "Train this many seeds (seed, seed+1, ...) and report mean +- sd")
       ->check(at_least(1))
       ->capture_default_str();
-  train->add_option("--seed", t->seed, "First seed")->capture_default_str();
+  train->add_option("--seed", t->seed, "First seed")->check(seed())->capture_default_str();
   train->add_option("--epochs", t->epochs, "Maximum epochs (default: the model's)")->check(at_least(1));
   train->add_option("--patience", t->patience, "Early-stopping patience, 0 = off (default: the model's)")->check(at_least(0));
   train->add_option("--validation-fraction", t->validation_fraction,
                     "Hold out this fraction of the training nodes as the validation split (datasets without one, "
                     "e.g. AIFB, MUTAG) and leave the test split unscored: for choosing hyperparameters")
-      ->check(CLI::Range(0.0, 1.0));
-  train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->capture_default_str();
+      ->check(within(0.0, 1.0));
+  train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->check(seed())->capture_default_str();
   train_files->output(
       train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE"));
   train_files->output(train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE"));

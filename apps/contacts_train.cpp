@@ -92,7 +92,7 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
                   "Pair input and skip path read the potts score's neighbour means too (a learned 3x3 filter)");
   train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->check(at_least(0))->capture_default_str();
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
-      ->capture_default_str();
+      ->check(seed())->capture_default_str();
   files->output(
       train->add_option("--checkpoint", a->checkpoint, "Training state written after every epoch (for --resume)")->type_name("FILE"));
   train->add_flag("--resume", a->resume, "Continue from --checkpoint (same families and options)");

@@ -1,25 +1,32 @@
 #pragma once
 /// Validators for command-line options: a bad value stops the command before any work, with
-/// one line naming the option (numbers: their bound; CLI11 2.1's PositiveNumber and
-/// NonNegativeNumber print the largest double in full instead). Output paths are checked
-/// against each other and the inputs by CommandFiles (command_files.hpp).
+/// one line naming the option (numbers: their bound, NaN refused; CLI11 2.1's PositiveNumber and
+/// NonNegativeNumber print the largest double in full instead; output files: a missing
+/// directory, which would otherwise fail only when the results are written, after the work).
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <limits>
 #include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "attend/core/quoted_input.hpp"
+
 namespace attend::cli {
 
-/// Accepts a finite number >= `min` (> `min` when `strict`); for integer and real options
-/// alike (CLI11 then converts the text to the option's type).
-inline CLI::Validator at_least(double min, bool strict = false) {
+/// Accepts a finite number in [`min`, `max`] (`min` excluded when `strict`); NaN, infinities
+/// and text that is not wholly a number are refused. Every numeric option goes through it (or
+/// through `seed`): CLI11's own Range lets NaN through, since NaN compares false both ways.
+inline CLI::Validator within(double min, double max, bool strict = false) {
   std::ostringstream bound;
   bound << (strict ? "above " : "at least ") << min;
+  if (std::isfinite(max)) bound << " and at most " << max;
   const std::string what = bound.str();
   return CLI::Validator(
-      [min, strict, what](std::string& text) -> std::string {
+      [min, max, strict, what](std::string& text) -> std::string {
         double x = 0.0;
         std::size_t used = 0;
         try {
@@ -27,14 +34,47 @@ inline CLI::Validator at_least(double min, bool strict = false) {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used == 0 || used != text.size() || !std::isfinite(x)) return "expected a number " + what + ", got '" + text + "'";
-        if (strict ? !(x > min) : !(x >= min)) return "must be " + what + ", got " + text;
+        if (used == 0 || used != text.size() || !std::isfinite(x)) return "expected a number " + what + ", got " + quoted_input(text);
+        if ((strict ? !(x > min) : !(x >= min)) || !(x <= max)) return "must be " + what + ", got " + quoted_input(text);
         return std::string();
       },
       "");  // no help text: CLI11 would print it inside the type, "INT:...=64"
 }
 
+/// Accepts a finite number >= `min` (> `min` when `strict`); for integer and real options
+/// alike (CLI11 then converts the text to the option's type).
+inline CLI::Validator at_least(double min, bool strict = false) {
+  return within(min, std::numeric_limits<double>::infinity(), strict);
+}
+
+/// Accepts a random seed: a whole number from 0 to 2^64 - 1 in decimal digits. CLI11 reads
+/// unsigned options with strtoull, which turns "-1" into 2^64 - 1 without a word.
+inline CLI::Validator seed() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 20 &&
+                            std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits || (text.size() == 20 && text > "18446744073709551615")) {
+          return "expected a seed (a whole number from 0 to 18446744073709551615), got " + quoted_input(text);
+        }
+        return std::string();
+      },
+      "");
+}
+
 /// Accepts a finite number > 0.
 inline CLI::Validator positive() { return at_least(0.0, true); }
+
+/// Accepts an output path (a file, or an output prefix) whose directory exists.
+inline CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::filesystem::path parent = std::filesystem::path(text).parent_path();
+        std::error_code error;
+        if (parent.empty() || std::filesystem::is_directory(parent, error)) return std::string();
+        return "cannot write " + text + ": directory '" + parent.string() + "' does not exist";
+      },
+      "");
+}
 
 }  // namespace attend::cli

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/bio/evoformer/evoformer_block.hpp"
+#include "attend/core/heap.hpp"
 #include "attend/core/measure.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/reduction.hpp"
@@ -69,6 +70,7 @@ Tensor random_tensor(const Shape& shape, uint64_t seed) {
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
+  keep_freed_memory();  // as the attend program does
   set_num_threads(a.threads);
   bio::EvoformerBlockOptions o;
   o.c_m = a.c_m;

@@ -25,7 +25,15 @@ Workloads
                   (both skipped under --quick)
   gat_100k_scaling  attend's GAT 100k fwd+bwd at 1 thread (reference_ms column) against
                   --threads threads (attend_ms column); speedup is the scaling ratio
-machine.gemm_gflops is attend::gemm on 2048^3 (bench_dense_attention --measure gemm).
+The reference's BLAS is checked before anything is timed: torch.mm on 2048^3 (reference_torch.py
+gemm) must run at least half as fast as attend::gemm on the same threads and agree with a
+float64 product; otherwise the reference is crippled (torch on netlib's reference BLAS runs
+at about 5 GFLOP/s) and compare.py stops with exit 2 instead of printing speedups against it
+(--allow-slow-reference times both sides and prints no speedup). OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE are removed from the reference's environment (a machine may pin OpenBLAS to
+an older kernel family with them; a user's torch runs without), unless --keep-openblas-env.
+machine.attend_gemm_gflops and machine.reference_gemm_gflops are the two rates; dense rows give
+attend's rate as a share of the better of the two.
 """
 import argparse
 import json
@@ -38,6 +46,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "reference_torch.py")
 REFERENCE_EVOFORMER = os.path.join(HERE, "reference_evoformer_torch.py")
+# A reference whose GEMM runs below this share of attend's is not an honest baseline.
+MIN_REFERENCE_GEMM_SHARE = 0.5
+# torch.mm must agree with a float64 product to this relative error (a wrong kernel is fast).
+MAX_REFERENCE_GEMM_ERROR = 1e-4
+GEMM_N = 2048
+# Set on some machines to pin OpenBLAS to an older kernel family; removed for the reference.
+OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 EVOFORMER_SHAPE = ["--n-seq", "128", "--n-res", "256", "--c-m", "64", "--c-z", "64", "--heads-msa", "8",
                    "--heads-pair", "4"]
 
@@ -93,6 +108,22 @@ class Runner:
             e["OMP_WAIT_POLICY"] = "passive"
         return e
 
+    def reference_env(self, threads):
+        e = self.env(threads)
+        if not self.args.keep_openblas_env:
+            for name in OPENBLAS_OVERRIDES:
+                e.pop(name, None)
+        return e
+
+    def reference_gemm(self, threads):
+        """torch.mm on GEMM_N^3: {"gflops", "blas", "max_relative_error"}, or None without torch."""
+        if not self.torch_python:
+            return None
+        cmd = [self.torch_python, REFERENCE, "gemm", "--n", str(GEMM_N), "--threads", str(threads),
+               "--repeats", "5"]
+        out, _ = run_child(cmd, self.reference_env(threads))
+        return json.loads(out.strip().splitlines()[-1])
+
     def attend_gat(self, shape, threads, repeats):
         with tempfile.NamedTemporaryFile(suffix=".json") as j:
             cmd = [self.bench_sparse, "--nodes", str(shape["nodes"]), "--edges", str(shape["edges"]),
@@ -132,7 +163,7 @@ class Runner:
             return None, None
         cmd = [self.torch_python, REFERENCE_EVOFORMER, "--mode", mode, "--threads", str(threads),
                "--repeats", str(repeats)] + EVOFORMER_SHAPE
-        out, rss = run_child(cmd, self.env(threads))
+        out, rss = run_child(cmd, self.reference_env(threads))
         return json.loads(out.strip().splitlines()[-1])["ms"], rss
 
     def reference(self, workload, extra, threads, repeats):
@@ -140,8 +171,34 @@ class Runner:
             return None, None
         cmd = [self.torch_python, REFERENCE, workload, "--threads", str(threads),
                "--repeats", str(repeats)] + extra
-        out, rss = run_child(cmd, self.env(threads))
+        out, rss = run_child(cmd, self.reference_env(threads))
         return json.loads(out.strip().splitlines()[-1])["ms"], rss
+
+
+def check_reference_blas(attend_gflops, reference, allow_slow):
+    """True when speedups against the reference may be printed. Exits 2 when the reference's
+    GEMM is crippled or wrong, unless allow_slow (then False: times only)."""
+    if reference is None:
+        return False
+    problems = []
+    if reference["gflops"] < MIN_REFERENCE_GEMM_SHARE * attend_gflops:
+        problems.append(f"torch.mm {GEMM_N}^3 runs at {reference['gflops']:.1f} GFLOP/s, below "
+                        f"{MIN_REFERENCE_GEMM_SHARE:.0%} of attend::gemm's {attend_gflops:.1f} GFLOP/s")
+    if reference["max_relative_error"] > MAX_REFERENCE_GEMM_ERROR:
+        problems.append(f"torch.mm differs from a float64 product by {reference['max_relative_error']:.1e} "
+                        f"(relative; at most {MAX_REFERENCE_GEMM_ERROR:.0e} expected)")
+    if not problems:
+        return True
+    message = ("compare.py: the reference is not an honest baseline: " + "; ".join(problems) +
+               f". BLAS libraries in the reference process: {reference['blas'] or 'none found'}. torch calls libblas.so.3, which "
+               "is netlib's slow reference BLAS unless an optimized one is installed. Fix: "
+               "install OpenBLAS (sudo apt-get install libopenblas0-pthread, or make bench), check "
+               "with update-alternatives --display libblas.so.3-x86_64-linux-gnu, and run again.")
+    if not allow_slow:
+        print(message, file=sys.stderr)
+        sys.exit(2)
+    print(message.replace("compare.py: ", "note: ") + " Speedups are not printed (--allow-slow-reference).")
+    return False
 
 
 def row(name, attend_ms, reference_ms, attend_rss, reference_rss, note=""):
@@ -178,6 +235,10 @@ def main():
     p.add_argument("--passive", action="store_true",
                    help="OMP_WAIT_POLICY=passive for both sides (automatic when the load is high)")
     p.add_argument("--only", help="comma-separated workload names or prefixes to run (e.g. gat_100k,dense_fwdbwd)")
+    p.add_argument("--allow-slow-reference", action="store_true",
+                   help="time both sides even when the reference's GEMM is crippled, printing no speedups")
+    p.add_argument("--keep-openblas-env", action="store_true",
+                   help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in the reference's environment")
     args = p.parse_args()
     wanted = [w for w in (args.only or "").split(",") if w]
 
@@ -191,6 +252,13 @@ def main():
         print("no python3 with torch found: reporting attend alone")
     runner = Runner(args, torch_python)
     t = args.threads
+    gemm_gflops, _ = runner.attend_dense(GEMM_N, "gemm", t, 3)
+    reference_gemm = runner.reference_gemm(t)
+    honest = check_reference_blas(gemm_gflops, reference_gemm, args.allow_slow_reference)
+    best_gemm = max(gemm_gflops, reference_gemm["gflops"] if reference_gemm else 0.0)
+    if reference_gemm:
+        print(f"gemm {GEMM_N}^3 on {t} threads: attend {gemm_gflops:.1f} GFLOP/s, reference "
+              f"{reference_gemm['gflops']:.1f} GFLOP/s ({reference_gemm['blas']})", flush=True)
     reps = 2 if args.quick else 7
     rows, notes = [], []
 
@@ -249,16 +317,24 @@ def main():
         rows.append(row("gat_100k_scaling", many_ms, one_ms, many_rss, one_rss,
                         f"attend only: reference_ms = 1 thread, attend_ms = {t} threads"))
 
-    gemm_gflops, _ = runner.attend_dense(2048, "gemm", t, 3)
-    for x in rows:  # attend's dense rate against the GEMM peak
+    if not honest:  # times only; the scaling row compares attend with itself
+        for x in rows:
+            if x["name"] != "gat_100k_scaling":
+                x["speedup"] = None
+    for x in rows:  # attend's dense rate against the better of the two GEMM rates
         if x["name"].startswith("dense_"):
             _, tag, n = x["name"].split("_")
             flops = 4.0 * 8 * int(n) ** 2 * 64 * (3.5 if tag == "fwdbwd" else 1.0)
             x["attend_gflops"] = flops / (x["attend_ms"] * 1e-3) * 1e-9
-            x["attend_percent_of_gemm"] = 100.0 * x["attend_gflops"] / gemm_gflops
-    machine = {"threads": t, "gemm_gflops": gemm_gflops, "cores": os.cpu_count(),
+            x["attend_percent_of_best_gemm"] = 100.0 * x["attend_gflops"] / best_gemm
+    machine = {"threads": t, "attend_gemm_gflops": gemm_gflops,
+               "reference_gemm_gflops": reference_gemm["gflops"] if reference_gemm else None,
+               "reference_blas": reference_gemm["blas"] if reference_gemm else None,
+               "reference_gemm_max_relative_error": reference_gemm["max_relative_error"] if reference_gemm else None,
+               "speedups_printed": honest, "cores": os.cpu_count(),
                "load_average": round(load_average(), 2), "omp_wait_policy_passive": args.passive,
-               "reference_python": torch_python}
+               "reference_python": torch_python,
+               "reference_openblas_env_removed": not args.keep_openblas_env}
 
     print(f"\n{'workload':<18} {'attend ms':>10} {'ref ms':>10} {'speedup':>8} "
           f"{'attend MiB':>11} {'ref MiB':>9} {'load':>5}")
@@ -266,11 +342,12 @@ def main():
         print(f"{x['name']:<18} {fmt(x['attend_ms'], '10.2f')} {fmt(x['reference_ms'], '10.2f')} "
               f"{fmt(x['speedup'], '8.2f')} {fmt(x['attend_peak_mb'], '11.0f')} "
               f"{fmt(x['reference_peak_mb'], '9.0f')} {x['load_average']:5.1f}")
-    print(f"gemm 2048^3: {gemm_gflops:.1f} GFLOP/s on {t} threads (flops: dense forward "
+    print(f"best gemm {GEMM_N}^3: {best_gemm:.1f} GFLOP/s on {t} threads (flops: dense forward "
           f"4 B H N^2 d, forward+backward 3.5 x that)")
     for x in rows:
         if "attend_gflops" in x:
-            print(f"  {x['name']}: {x['attend_gflops']:.1f} GFLOP/s = {x['attend_percent_of_gemm']:.0f} % of gemm")
+            print(f"  {x['name']}: {x['attend_gflops']:.1f} GFLOP/s = "
+                  f"{x['attend_percent_of_best_gemm']:.0f} % of the best gemm")
     for n in notes:
         print("note:", n)
     with open(args.json, "w") as f:

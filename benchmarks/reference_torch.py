@@ -6,11 +6,16 @@ Each workload is written the way a PyTorch user would write it:
          per-node attention terms, index_select onto edges, scatter softmax over each
          destination's in-edges, scatter-add aggregation of the weighted messages.
   dense  multi-head attention written out: softmax(Q K^T / sqrt(d)) V.
-Prints one JSON object: {"workload", "ms", "ms_all"}; peak memory is measured by the caller,
-which runs every workload in a process of its own.
+  gemm   torch.mm on two N x N float32 matrices: the rate of the BLAS torch runs on, so that
+         compare.py can tell a reference on an optimized BLAS from one on netlib's reference
+         BLAS (about 5 GFLOP/s against about 200 on two cores).
+Prints one JSON object: {"workload", "ms", "ms_all"} (gemm adds "gflops", "blas" and
+"max_relative_error"); peak memory is measured by the caller, which runs every workload in a
+process of its own.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -77,9 +82,34 @@ def run_dense(args):
     return step
 
 
+def loaded_blas():
+    """The BLAS libraries mapped into this process (libblas.so.3 resolves to one of them),
+    comma-separated, or None."""
+    found = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if "blas" in os.path.basename(path) and ".so" in path and path not in found:
+                found.append(path)
+    return ", ".join(found) or None
+
+
+def run_gemm(args):
+    """torch.mm on [N, N] x [N, N]; also checks a few output rows against float64, since a
+    BLAS kernel mis-chosen for the processor can be fast and wrong."""
+    torch.manual_seed(args.seed)
+    a = torch.randn(args.n, args.n)
+    b = torch.randn(args.n, args.n)
+    rows = slice(0, 8)
+    exact = a[rows].double() @ b.double()
+    error = ((torch.mm(a, b)[rows].double() - exact).abs().max() / exact.abs().max()).item()
+    run_gemm.extra = {"blas": loaded_blas(), "max_relative_error": error}
+    return lambda: torch.mm(a, b)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("workload", choices=["gat", "dense"])
+    p.add_argument("workload", choices=["gat", "dense", "gemm"])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
@@ -94,7 +124,7 @@ def main():
     p.add_argument("--dim", type=int, default=64)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
-    step = run_gat(args) if args.workload == "gat" else run_dense(args)
+    step = {"gat": run_gat, "dense": run_dense, "gemm": run_gemm}[args.workload](args)
     for _ in range(args.warmup):
         step()
     times = []
@@ -102,7 +132,11 @@ def main():
         t0 = time.perf_counter()
         step()
         times.append((time.perf_counter() - t0) * 1e3)
-    json.dump({"workload": args.workload, "ms": statistics.median(times), "ms_all": times}, sys.stdout)
+    result = {"workload": args.workload, "ms": statistics.median(times), "ms_all": times}
+    if args.workload == "gemm":
+        result["gflops"] = 2.0 * args.n ** 3 / (result["ms"] * 1e-3) * 1e-9
+        result.update(run_gemm.extra)
+    json.dump(result, sys.stdout)
     print()
 
 

@@ -7,6 +7,9 @@ target_compile_options(attend_compile_options INTERFACE
 if(ATTEND_NATIVE AND NOT ATTEND_SANITIZE)
   # Tuned to the build machine; benchmarks and kernels use its vector units.
   target_compile_options(attend_compile_options INTERFACE -march=native)
+elseif(ATTEND_ARCH AND NOT ATTEND_SANITIZE)
+  # A portable build for a chosen CPU generation (docs/performance.md: what each is worth).
+  target_compile_options(attend_compile_options INTERFACE -march=${ATTEND_ARCH})
 endif()
 if(ATTEND_SANITIZE)
   target_compile_options(attend_compile_options INTERFACE

@@ -7,11 +7,19 @@ model JSON files), mutates one input per case (truncation, byte flips, line dele
 duplication and swaps, numbers replaced by huge, negative, NaN, inf or empty values, empty
 file, binary blob, gzip of the mutated text) and runs one small `attend` command on it.
 
+A share of the cases (--hostile) instead get one of the hostile mutations of issue #18: a line
+longer than the readers' 16 MiB bound, a gzip file inflating to one 1 GiB line, a truncated
+gzip stream, JSON nested 200,000 deep, numbers beyond a double (1e999), a symlink loop, a
+symlink to /dev/zero, a folder or /dev/null in place of a file, and in HDF5 files a NaN or
+infinite value, a dataset of another shape or an attribute of another type (written by the
+test tool attend_hdf5_mutator, built next to the tests).
+
 Oracle, per case (the quality bar of the command line):
   * the exit status is 0 or 2 (bad input), never a signal, never another code;
   * stderr carries no sanitizer report (run it against the ASan + UBSan build);
   * a failing run leaves no file in its output folder (outputs are written atomically);
-  * a run that exits 2 names the input file (or its folder) in its message.
+  * a run that exits 2 names the input file (or its folder) in its message;
+  * no line on stderr is longer than 1000 characters (user text is quoted short).
 The output kinds (out-*) give a command hostile output paths instead: an input (directly,
 through a link, spelt otherwise) or another output (refused, exit 2, nothing changed), a
 directory, a device node or fifo (the same); two writers of one --out at once (one run's
@@ -37,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -276,6 +285,120 @@ def mutate_file(rng, path):
         path = new
     path.write_bytes(gzip.compress(data) if packed else data)
     return path, ("gzip:" if packed else "") + name
+
+
+# ----------------------------------------------------------------------------- hostile inputs
+# Issue #18: inputs built to hurt rather than damaged at random. Each names itself in the
+# saved case; see the module docstring for the list.
+LONG_LINE_BYTES = (16 << 20) + 1024  # just over the readers' line bound (line_reader.hpp)
+BOMB_LINE_BYTES = 1 << 30            # one line, as a gzip stream of about 1 MB
+DEEP_JSON_LEVELS = 200_000
+HUGE_NUMBERS = [b"1e999", b"-1e999", b"1E+400", b"2e308"]
+HDF5_MUTATIONS = ["nan", "inf", "shape", "attr-type"]
+LONG_MESSAGE_CHARS = 1000
+_gzip_bomb = []
+
+
+def gzip_bomb():
+    """A gzip stream of BOMB_LINE_BYTES of 'A' with no line break (made once, streamed)."""
+    if not _gzip_bomb:
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        block = b"A" * (1 << 20)
+        chunks = [packer.compress(block) for _ in range(BOMB_LINE_BYTES // len(block))]
+        _gzip_bomb.append(b"".join(chunks) + packer.flush())
+    return _gzip_bomb[0]
+
+
+def hostile_text(rng, data):
+    """A hostile mutation of text `data`: (bytes, name, gzip the result?)."""
+    lines = data.split(b"\n")
+    choice = rng.randrange(5)
+    if choice == 0:
+        i = rng.randrange(len(lines))
+        return b"\n".join(lines[:i] + [b"A" * LONG_LINE_BYTES] + lines[i:]), f"long-line@{i + 1}", False
+    if choice == 1:
+        return gzip_bomb(), "gzip-bomb-line", None
+    if choice == 2 and data:
+        packed = gzip.compress(data)
+        cut = rng.randrange(10, max(11, len(packed) - 8))
+        return packed[:cut], f"gzip-truncated@{cut}", None
+    if choice == 3:
+        numbers = list(NUMBER.finditer(data))
+        if numbers:
+            m = rng.choice(numbers)
+            value = rng.choice(HUGE_NUMBERS)
+            return data[:m.start()] + value + data[m.end():], f"huge-number@{m.start()}={value.decode()}", False
+    if data.lstrip()[:1] in (b"{", b"["):  # JSON: nest it deep
+        return b"[" * DEEP_JSON_LEVELS + data + b"]" * DEEP_JSON_LEVELS, "deep-json", False
+    return hostile_text(rng, data)
+
+
+def hostile_path(rng, path):
+    """Put something that is not a readable file where `path` was; returns the name."""
+    path.unlink()
+    choice = rng.choice(["symlink-loop", "symlink-dev-zero", "folder", "dev-null"])
+    if choice == "symlink-loop":
+        path.symlink_to(path.name)
+    elif choice == "symlink-dev-zero":
+        path.symlink_to("/dev/zero")
+    elif choice == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/null")
+    return choice
+
+
+def hostile_hdf5(rng, path, mutator):
+    """Damage one object of the HDF5 file `path` with attend_hdf5_mutator; the name, or None
+    when the tool is missing or the file has nothing the drawn mutation applies to."""
+    if not mutator:
+        return None
+    mutation = rng.choice(HDF5_MUTATIONS)
+    done = subprocess.run([mutator, str(path), mutation, str(rng.randrange(1 << 30))],
+                          capture_output=True, text=True)
+    return "hdf5-" + done.stdout.strip().replace(" ", ":") if done.returncode == 0 else None
+
+
+def stage_hostile_input(rng, seed, case_in, mutator):
+    """As stage_input, with a hostile mutation: (path to pass, victim file, mutation name)."""
+    target = case_in / seed.name
+    if seed.is_dir():
+        shutil.copytree(seed, target)
+        victim = rng.choice(sorted(p for p in target.iterdir() if p.is_file()))
+    else:
+        shutil.copy(seed, target)
+        victim = target
+    if rng.random() < 0.25:
+        return target, victim, hostile_path(rng, victim)
+    if victim.read_bytes()[:4] == b"\x89HDF":
+        name = hostile_hdf5(rng, victim, mutator)
+        if name:
+            return target, victim, name
+        return target, victim, hostile_path(rng, victim)
+    data, _ = read_plain(victim)
+    data, name, packed = hostile_text(rng, data)
+    if packed is None and not victim.name.endswith(".gz"):  # gzip streams go to a .gz name
+        victim.unlink()
+        renamed = victim.with_name(victim.name + ".gz")
+        target = renamed if victim == target else target
+        victim = renamed
+    victim.write_bytes(data)
+    return target, victim, name
+
+
+def hostile_verdict(err):
+    """Issue #18's message oracle: a line of stderr longer than LONG_MESSAGE_CHARS echoes user
+    text in full."""
+    longest = max((len(line) for line in err.splitlines()), default=0)
+    if longest > LONG_MESSAGE_CHARS:
+        return "long-message", f"a stderr line of {longest} characters"
+    return None
+
+
+def default_mutator(attend):
+    """attend_hdf5_mutator of the same build (build/tests/), or None."""
+    tool = Path(attend).resolve().parent.parent / "tests" / "attend_hdf5_mutator"
+    return str(tool) if tool.is_file() else None
 
 
 # ----------------------------------------------------------------------------- running
@@ -559,12 +682,19 @@ def main():
     parser.add_argument("--failures", default="fuzz-failures", help="folder for the failing cases")
     parser.add_argument("--kinds", default="", help="comma list of input kinds and out-* kinds (default: all)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds per case")
+    parser.add_argument("--hostile", type=float, default=0.3,
+                        help="share of the cases that get a hostile mutation (issue #18)")
+    parser.add_argument("--hdf5-mutator", default=None,
+                        help="attend_hdf5_mutator (default: build/tests/ beside --attend)")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
     failures = Path(args.failures).resolve()
     failures.mkdir(parents=True, exist_ok=True)
     attend = str(Path(args.attend).resolve())
+    mutator = args.hdf5_mutator or default_mutator(attend)
+    if not mutator:
+        print("no attend_hdf5_mutator: HDF5 files get no hostile value, shape or type mutations")
     seeds_home = failures / "seeds"  # kept: the saved commands name these files
     shutil.rmtree(seeds_home, ignore_errors=True)
     seeds_home.mkdir()
@@ -587,17 +717,20 @@ def main():
             else:
                 seeds, command = targets[kind]
                 seed = rng.choice(seeds)
-                passed, victim, mutation = stage_input(rng, seed, case / "in")
+                if rng.random() < args.hostile:
+                    passed, victim, mutation = stage_hostile_input(rng, seed, case / "in", mutator)
+                else:
+                    passed, victim, mutation = stage_input(rng, seed, case / "in")
                 argv = [str(a) for a in command(rng, str(passed), str(case / "out"))]
                 rc, err = run_case(attend, argv, case, args.timeout)
-                found = verdict(rc, err, case / "out", {victim.name, passed.name})
+                found = verdict(rc, err, case / "out", {victim.name, passed.name}) or hostile_verdict(err)
             ran[kind] += 1
             if found:
                 sig = signature(kind, *found)
                 if sig not in seen:
                     keep = failures / f"{len(seen) + 1:03d}-{kind}-{found[0]}"
                     shutil.rmtree(keep, ignore_errors=True)
-                    shutil.copytree(case / "in", keep / "in")
+                    shutil.copytree(case / "in", keep / "in", symlinks=True)  # a loop, /dev/zero
                     (keep / "command.sh").write_text(
                         "# run from this folder; seed " + seed.name + ", mutation " + mutation + "\n"
                         + " ".join(f"'{a}'" for a in ["attend"] + argv).replace(str(case), ".") + "\n")

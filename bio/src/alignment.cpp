@@ -8,6 +8,7 @@
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio {
 
@@ -82,7 +83,7 @@ Alignment read_alignment(const std::string& path, AlignmentFormat format,
   if (!query_name.empty()) {
     const auto it = std::find(a.names.begin(), a.names.end(), query_name);
     if (it == a.names.end()) {
-      throw InputError(path, 0, "no sequence named '" + query_name + "' (the query)");
+      throw InputError(path, 0, "no sequence named " + quoted_input(query_name) + " (the query)");
     }
     move_to_front(a, it - a.names.begin());
   }

@@ -3,12 +3,13 @@
 #include "alignment_readers.hpp"
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio::detail {
 
 namespace {
 // 'c' for a printable character, \xNN otherwise.
-std::string quoted(char c) {
+std::string quoted_character(char c) {
   const auto u = static_cast<unsigned char>(c);
   if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
   char hex[8];
@@ -31,7 +32,7 @@ void AlignmentBuilder::append(std::size_t row, std::string_view text) {
     if ((c >= 'a' && c <= 'z') || c == '.') continue;  // insertion: not an aligned column
     const uint8_t code = residue_code(c);
     if (code == kInvalidCode) {
-      reader_.fail("unknown residue character " + quoted(c) + " at position " +
+      reader_.fail("unknown residue character " + quoted_character(c) + " at position " +
                    std::to_string(i + 1) + " of the line (expected one of " +
                    std::string(kAminoAcids) + "XBZJUO-, or lower case / '.' for insertions)");
     }
@@ -44,7 +45,7 @@ Alignment AlignmentBuilder::finish() const {
   const std::size_t length = rows_[0].size();
   if (length == 0) {
     throw InputError(reader_.path(), first_lines_[0],
-                     "sequence '" + names_[0] + "' has no aligned columns");
+                     "sequence " + quoted_input(names_[0]) + " has no aligned columns");
   }
   Alignment a;
   a.names = names_;
@@ -53,7 +54,7 @@ Alignment AlignmentBuilder::finish() const {
   for (std::size_t n = 0; n < rows_.size(); ++n) {
     if (rows_[n].size() != length) {
       throw InputError(reader_.path(), first_lines_[n],
-                       "sequence '" + names_[n] + "' has " + std::to_string(rows_[n].size()) +
+                       "sequence " + quoted_input(names_[n]) + " has " + std::to_string(rows_[n].size()) +
                            " aligned columns, the first sequence has " + std::to_string(length));
     }
     a.codes.insert(a.codes.end(), rows_[n].begin(), rows_[n].end());

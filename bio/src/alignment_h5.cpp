@@ -7,6 +7,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/json_reader.hpp"
 #include "attend/core/options_json.hpp"
 
 namespace attend::bio {
@@ -58,6 +59,14 @@ AlignmentFeatures read_alignment_h5(const std::string& path) {
   Shape shape;
   const std::vector<int32_t> codes = file.read_int32("/codes", &shape);
   if (shape.size() != 2) throw InputError(path, 0, "dataset '/codes': expected [N, L], got " + shape_to_string(shape));
+  // As the text readers: an alignment has a sequence (the query) and an aligned column.
+  if (shape[0] < 1 || shape[1] < 1) {
+    throw InputError(path, 0, "dataset '/codes': no sequences or no columns (shape " + shape_to_string(shape) + ")");
+  }
+  if (shape[1] > kMaxAlignmentColumns) {
+    throw InputError(path, 0, "dataset '/codes': " + std::to_string(shape[1]) + " aligned columns, more than the " +
+                                  std::to_string(kMaxAlignmentColumns) + " supported");
+  }
   a.length = shape[1];
   a.codes.reserve(codes.size());
   for (int32_t c : codes) {
@@ -65,22 +74,22 @@ AlignmentFeatures read_alignment_h5(const std::string& path) {
     a.codes.push_back(static_cast<uint8_t>(c));
   }
   a.names = file.read_strings("/names");
-  const Tensor weights = file.read_tensor("/weights");
+  const Tensor weights = file.read_tensor("/weights", {shape[0]});  // [N]
   f.weights.assign(weights.data(), weights.data() + weights.numel());
-  if (static_cast<int64_t>(a.names.size()) != shape[0] || static_cast<int64_t>(f.weights.size()) != shape[0]) {
-    throw InputError(path, 0, "'/names' and '/weights' must have one entry per row of '/codes'");
+  if (static_cast<int64_t>(a.names.size()) != shape[0]) {
+    throw InputError(path, 0, "'/names' must have one entry per row of '/codes'");
   }
   a.query = file.get_attr_int64("/", "query_index");
+  if (a.query < 0 || a.query >= shape[0]) {
+    throw InputError(path, 0, "attribute 'query_index' of '/': " + std::to_string(a.query) + " is not a row of '/codes' (0.." +
+                                  std::to_string(shape[0] - 1) + ")");
+  }
   f.n_eff = file.get_attr_double("/", "n_eff");
   f.identity_threshold = file.get_attr_double("/", "identity_threshold");
   if (file.exists("/scores")) {
-    f.scores = file.read_tensor("/scores");
+    f.scores = file.read_tensor("/scores", {a.length, a.length});  // [L, L]
     f.scores_method = file.get_attr_string("/", "scores_method");
-    try {
-      f.scores_parameters = nlohmann::json::parse(file.read_string("/scores_config"));
-    } catch (const nlohmann::json::parse_error& error) {
-      throw InputError(path, 0, std::string("dataset '/scores_config': expected JSON (") + error.what() + ")");
-    }
+    f.scores_parameters = parse_json(file.read_string("/scores_config"), path, "dataset '/scores_config'");
   }
   return f;
 }

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "attend/bio/alphabet.hpp"
 #include "attend/bio/potts_predictor.hpp"
 #include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 
 namespace attend::bio {
 
@@ -63,7 +63,7 @@ FamilyFeatures make_family_features(const AlignmentFeatures& features, const std
 }
 
 FamilyFeatures load_family_features(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw InputError(path, 0, "no such alignment file");
+  io::require_input_file(path);
   const std::string name = path;
   if (is_hdf5_file(path)) return make_family_features(read_alignment_h5(path), name);
   AlignmentFeatures f;

@@ -5,6 +5,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
+#include "attend/core/memory_budget.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/indexing.hpp"
@@ -85,6 +86,12 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   pair_embed_ = &add_child("pair_embed", make_linear(F, o.c_z, true, Init::kDefault, rng));
   auto& stack = add_child("evoformer", std::make_unique<BlockList>());
   for (int64_t b = 0; b < o.blocks; ++b) {
+    // The first block's parameters times the count, before building the others: 2e9 blocks
+    // would otherwise be built one by one until the memory ran out.
+    if (b == 1) {
+      require_memory(4.0 * static_cast<double>(blocks_[0]->parameter_count()) * static_cast<double>(o.blocks),
+                     std::to_string(o.blocks) + " evoformer blocks");
+    }
     EvoformerBlockOptions bo = o.block;
     bo.c_m = o.c_m;
     bo.c_z = o.c_z;

@@ -9,6 +9,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/json_reader.hpp"
 
 namespace attend::bio {
 
@@ -133,13 +134,12 @@ ContactPrediction read_contacts_h5(const std::string& path) {
     throw InputError(path, 0, "dataset '/scores': expected a square matrix, got " + shape_to_string(shape));
   }
   prediction.query = file.read_string("/query");
-  prediction.method = file.get_attr_string("/", "method");
-  const std::string config = file.read_string("/config");
-  try {
-    prediction.parameters = nlohmann::json::parse(config);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InputError(path, 0, std::string("dataset '/config': expected JSON (") + error.what() + ")");
+  if (!prediction.query.empty() && static_cast<int64_t>(prediction.query.size()) != shape[0]) {
+    throw InputError(path, 0, "dataset '/query': " + std::to_string(prediction.query.size()) + " letters for scores of shape " +
+                                  shape_to_string(shape));
   }
+  prediction.method = file.get_attr_string("/", "method");
+  prediction.parameters = parse_json(file.read_string("/config"), path, "dataset '/config'");
   return prediction;
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <system_error>
@@ -11,9 +10,11 @@
 #include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_truth.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/line_reader.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/parameter_arena.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/core/training_checkpoint.hpp"
 
 namespace attend::bio {
@@ -27,7 +28,7 @@ ContactFamilyEntry make_entry(const std::string& alignment, const std::string& t
   for (const std::string& path : {alignment, truth}) {
     std::error_code error;  // e.g. a name too long for the file system: no such file
     if (!fs::is_regular_file(path, error)) {
-      throw InputError(source, static_cast<std::size_t>(line), "no such file '" + path + "'");
+      throw InputError(source, static_cast<std::size_t>(line), "no such file " + quoted_input(path));
     }
   }
   return {alignment, truth, source, line};
@@ -62,21 +63,17 @@ std::vector<ContactFamilyEntry> parse_family_list(const std::string& spec) {
   std::vector<ContactFamilyEntry> entries;
   std::error_code error;
   if (fs::is_regular_file(spec, error)) {
-    std::ifstream in(spec);
-    if (!in) throw InputError(spec, 0, "cannot read the family list");
+    io::LineReader reader(spec);  // the line bound and gzip of every text file
     const fs::path folder = fs::path(spec).parent_path();
     auto resolve = [&](const std::string& p) { return fs::path(p).is_absolute() ? p : (folder / p).string(); };
     std::string text;
-    for (int64_t line = 1; std::getline(in, text); ++line) {
+    while (reader.next(text)) {
       const std::size_t hash = text.find('#');
       if (hash != std::string::npos) text.resize(hash);
-      std::istringstream words(text);
-      std::string alignment, truth, extra;
-      if (!(words >> alignment)) continue;
-      if (!(words >> truth) || (words >> extra)) {
-        throw InputError(spec, static_cast<std::size_t>(line), "expected 'ALIGNMENT TRUTH', got '" + text + "'");
-      }
-      entries.push_back(make_entry(resolve(alignment), resolve(truth), spec, line));
+      const std::vector<std::string> words = io::split_whitespace(text);
+      if (words.empty()) continue;
+      if (words.size() != 2) reader.fail("expected 'ALIGNMENT TRUTH', got " + quoted_input(text));
+      entries.push_back(make_entry(resolve(words[0]), resolve(words[1]), spec, static_cast<int64_t>(reader.line_number())));
     }
   } else if (spec.find(':') != std::string::npos) {
     std::istringstream items(spec);
@@ -85,7 +82,7 @@ std::vector<ContactFamilyEntry> parse_family_list(const std::string& spec) {
       if (item.empty()) continue;
       const std::size_t colon = item.rfind(':');
       if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
-        throw InputError("--families", 0, "expected ALIGNMENT:TRUTH, got '" + item + "'");
+        throw InputError("--families", 0, "expected ALIGNMENT:TRUTH, got " + quoted_input(item));
       }
       entries.push_back(make_entry(item.substr(0, colon), item.substr(colon + 1), "--families", 0));
     }
@@ -171,9 +168,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
       throw InputError(o.checkpoint_path, 0,
                        "the checkpoint comes from another run (seed, crop, steps, separation or families differ)");
     }
-    load_parameters(*resume, arena);
-    adam.load_state(resume->optimizer_state);
-    trainer.load_state(trainer_state_from_checkpoint(*resume));
+    resume_from_checkpoint(*resume, arena, adam, trainer);
   }
 
   const int64_t depth = model.options().msa_depth;

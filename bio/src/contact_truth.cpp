@@ -7,6 +7,7 @@
 #include "attend/bio/structure_mapping.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio {
 
@@ -34,14 +35,22 @@ ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& que
                                       " residues) matches the query (" + std::to_string(query.size()) +
                                       " positions): is it the structure of this protein?");
   }
-  if (mapping_out) *mapping_out = mapping;
+  StructureMapping located = mapping;
   std::vector<std::optional<Point3>> points(query.size());
   for (std::size_t i = 0; i < query.size(); ++i) {
     const int64_t r = mapping.residue[i];
     if (r < 0) continue;
     const PdbResidue& residue = structure.residues[static_cast<std::size_t>(r)];
-    if (residue.has_position()) points[i] = residue.position();
+    if (residue.has_position()) {
+      points[i] = residue.position();
+      ++located.with_coordinates;
+    }
   }
+  if (located.with_coordinates < 2) {
+    throw InputError(pdb_path, 0, std::to_string(located.with_coordinates) + " of the " + std::to_string(mapping.aligned) +
+                                      " residues aligned to the query have a CA or CB atom: no contact can be evaluated");
+  }
+  if (mapping_out) *mapping_out = located;
   return contacts_from_points(points, cutoff);
 }
 
@@ -65,7 +74,7 @@ ContactMap read_contacts_tsv(const std::string& path) {
     if (fields.empty()) continue;
     if (fields[0][0] == '#') {
       if (fields[0] == "#L") {
-        if (fields.size() != 2) reader.fail("expected '#L <length>', got '" + line + "'");
+        if (fields.size() != 2) reader.fail("expected '#L <length>', got " + quoted_input(line));
         declared_length = reader.parse_int(fields[1], "a sequence length");
         if (declared_length <= 0 || declared_length > kMaxContactMapLength) {
           reader.fail("the length must be in 1.." + std::to_string(kMaxContactMapLength) + ", got " + fields[1]);
@@ -87,7 +96,7 @@ ContactMap read_contacts_tsv(const std::string& path) {
     }
     p.distance = fields[2] == "NA" ? std::numeric_limits<float>::quiet_NaN()
                                    : reader.parse_float(fields[2], "a distance or NA");
-    if (fields[3] != "0" && fields[3] != "1") reader.fail("expected contact 0 or 1, got '" + fields[3] + "'");
+    if (fields[3] != "0" && fields[3] != "1") reader.fail("expected contact 0 or 1, got " + quoted_input(fields[3]));
     p.contact = fields[3] == "1";
     p.line = reader.line_number();
     max_index = std::max({max_index, p.i, p.j});

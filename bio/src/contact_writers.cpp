@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
@@ -18,18 +17,6 @@ void check_scores(const Tensor& scores) {
   ATTEND_CHECK(scores.rank() == 2 && scores.dim(0) == scores.dim(1) && scores.dim(0) >= 1,
                "expected square scores [L, L], got " << shape_to_string(scores.shape()));
   for (float v : scores) ATTEND_CHECK(std::isfinite(v), "contact scores must be finite");
-}
-
-// Write `text` to `path` atomically.
-void write_text_atomically(const std::string& path, const std::string& text) {
-  AtomicOutput output(path);
-  {
-    std::ofstream out(output.temp_path(), std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw InputError(path, 0, "cannot write the file");
-  }
-  output.commit();
 }
 
 std::string format(const char* spec, double value) {
@@ -52,7 +39,7 @@ void write_scores_mat(const std::string& path, const Tensor& scores) {
     }
     text += '\n';
   }
-  write_text_atomically(path, text);
+  write_file_atomically(path, text);
 }
 
 void write_casp_rr(const std::string& path, const Tensor& scores, const std::string& query,
@@ -80,7 +67,7 @@ void write_casp_rr(const std::string& path, const Tensor& scores, const std::str
     }
   }
   text += "END\n";
-  write_text_atomically(path, text);
+  write_file_atomically(path, text);
 }
 
 void write_contacts_h5(const std::string& path, const ContactPrediction& prediction) {

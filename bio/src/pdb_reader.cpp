@@ -6,6 +6,7 @@
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio {
 
@@ -43,7 +44,7 @@ std::string PdbChain::sequence() const {
 }
 
 PdbChain read_pdb_chain(const std::string& path, const std::string& chain) {
-  if (chain.size() > 1) throw InputError("a PDB chain id is one character, got '" + chain + "'");
+  if (chain.size() > 1) throw InputError("a PDB chain id is one character, got " + quoted_input(chain));
   io::LineReader reader(path);
   PdbChain out;
   bool chain_chosen = chain.size() == 1;

@@ -7,6 +7,7 @@
 
 #include "attend/bio/alphabet.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/memory_budget.hpp"
 #include "attend/core/parallel.hpp"
 
 namespace attend::bio {
@@ -85,6 +86,11 @@ PottsObjective::PottsObjective(const Alignment& alignment, std::vector<float> we
   ATTEND_CHECK(static_cast<int64_t>(weights_.size()) == num_sequences_,
                "expected " << num_sequences_ << " weights, got " << weights_.size());
   for (uint8_t c : codes_) ATTEND_CHECK(c < kStates, "alignment code " << int{c} << " out of range");
+  // The expanded couplings and their gradient, then L-BFGS's (2 * history + 7) vectors of the
+  // parameters (lbfgs.hpp, default history 5): L = 4000 columns ask for about 90 GiB.
+  const auto columns = static_cast<double>(length_);
+  require_memory(4.0 * (2.0 * columns * columns * kBlock + 17.0 * static_cast<double>(num_parameters())),
+                 "a Potts model of " + std::to_string(length_) + " columns");
   const auto L = static_cast<std::size_t>(length_);
   expanded_.assign(L * L * kBlock, 0.0f);
   expanded_grad_.assign(L * L * kBlock, 0.0f);

@@ -1,6 +1,7 @@
 #include <unordered_map>
 
 #include "alignment_readers.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio::detail {
 
@@ -24,7 +25,7 @@ Alignment read_stockholm(const std::string& path) {
     }
     if (!header_seen) {
       if (line.rfind("# STOCKHOLM", 0) != 0) {
-        reader.fail("expected the Stockholm header '# STOCKHOLM 1.0', got '" + line + "'");
+        reader.fail("expected the Stockholm header '# STOCKHOLM 1.0', got " + quoted_input(line));
       }
       header_seen = true;
       continue;
@@ -40,13 +41,13 @@ Alignment read_stockholm(const std::string& path) {
     if (block_width == 0) {
       block_width = fields[1].size();
     } else if (fields[1].size() != block_width) {
-      reader.fail("sequence '" + fields[0] + "' has " + std::to_string(fields[1].size()) +
+      reader.fail("sequence " + quoted_input(fields[0]) + " has " + std::to_string(fields[1].size()) +
                   " characters in this block, the block's first line has " +
                   std::to_string(block_width));
     }
     auto it = row_of.find(fields[0]);
     if (it == row_of.end()) {
-      if (!in_first_block) reader.fail("sequence '" + fields[0] + "' is not in the first block");
+      if (!in_first_block) reader.fail("sequence " + quoted_input(fields[0]) + " is not in the first block");
       it = row_of.emplace(fields[0], builder.add_row(fields[0])).first;
     }
     builder.append(it->second, fields[1]);

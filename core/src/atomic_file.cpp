@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "attend/core/error.hpp"
 #include "attend/core/output_path.hpp"
@@ -126,6 +127,17 @@ void AtomicOutput::commit() {
     alone.commit();
   }
   committed_ = true;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  AtomicOutput output(path);
+  {
+    std::ofstream out(output.temp_path(), std::ios::binary | std::ios::trunc);
+    out << content;
+    out.close();
+    if (!out) throw InputError(path, 0, "cannot write the file");
+  }
+  output.commit();
 }
 
 }  // namespace attend

@@ -1,11 +1,10 @@
 #include "attend/core/checkpoint.hpp"
 
-#include <algorithm>
-#include <cmath>
 
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/json_reader.hpp"
 #include "attend/core/options_json.hpp"
 
 namespace attend {
@@ -34,13 +33,7 @@ std::vector<std::pair<std::string, Tensor>> read_named(const Hdf5File& file,
 }
 
 Json read_json(const Hdf5File& file, const std::string& dataset) {
-  const std::string text = file.read_string(dataset);
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw InputError(file.path(), 0,
-                     "dataset '" + dataset + "': expected JSON (" + error.what() + ")");
-  }
+  return parse_json(file.read_string(dataset), file.path(), "dataset '" + dataset + "'");
 }
 
 }  // namespace
@@ -73,17 +66,11 @@ CheckpointData load_checkpoint(const std::string& path) {
   CheckpointData data;
   data.model = read_json(file, "/model");
   data.parameters = read_named(file, "/parameters");
-  // Training stops on a non-finite loss, so no run saves a NaN or infinite parameter: one in
-  // the file is damage (it would surface later as non-finite outputs).
-  for (const auto& [name, tensor] : data.parameters) {
-    if (!std::all_of(tensor.begin(), tensor.end(), [](float v) { return std::isfinite(v); })) {
-      throw InputError(path, 0, "dataset '/parameters/" + name + "': a non-finite value (a damaged file?)");
-    }
-  }
   data.optimizer_type = file.get_attr_string("/optimizer", "type");
   data.optimizer_config = read_json(file, "/optimizer/config");
   data.optimizer_state = read_named(file, "/optimizer/state");
   data.epoch = file.get_attr_int64("/trainer", "epoch");
+  if (data.epoch < 0) throw InputError(path, 0, "attribute 'epoch' of '/trainer': negative (" + std::to_string(data.epoch) + ")");
   data.trainer_state = read_json(file, "/trainer/state");
   data.trainer_tensors = read_named(file, "/trainer/tensors");
   return data;

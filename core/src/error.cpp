@@ -1,10 +1,16 @@
 #include "attend/core/error.hpp"
 
+#include "attend/core/quoted_input.hpp"
+
 namespace attend {
 
 namespace {
+// No path that can be opened is longer than PATH_MAX (4096): a longer "file" is user text
+// (a 5 MB --data argument) and is shown short.
+constexpr std::size_t kMaxShownPath = 4096;
+
 std::string located(const std::string& file, std::size_t line, const std::string& what) {
-  std::string out = file;
+  std::string out = file.size() > kMaxShownPath ? shortened(file, kMaxQuotedChars) : file;
   if (line > 0) out += ":" + std::to_string(line);
   return out + ": " + what;
 }

@@ -13,6 +13,11 @@ using MutMap = Eigen::Map<RowMajor, 0, Eigen::OuterStride<>>;
 
 constexpr int64_t kRowBlock = 64;
 constexpr int64_t kColBlock = 256;
+// Products with at least this many rows go in blocks of kLargeRowBlock rows: Eigen packs the
+// right-hand side once per block, so larger blocks pack it less often (2048^3 on 2 threads:
+// 243 -> 314 GFLOP/s, docs/performance.md), and there are still >= 4 blocks to share.
+constexpr int64_t kLargeRows = 1024;
+constexpr int64_t kLargeRowBlock = 256;
 
 // C[r0:r1, c0:c1] = alpha * op(A)[r0:r1, :] * op(B)[:, c0:c1] + beta * C[...]
 void gemm_block(bool trans_a, bool trans_b, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
@@ -49,7 +54,8 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (m >= 2 * kRowBlock || n < 2 * kColBlock) {
-    parallel_for_blocks(m, kRowBlock, [&](int64_t r0, int64_t r1) {
+    const int64_t row_block = m >= kLargeRows ? kLargeRowBlock : kRowBlock;  // size only
+    parallel_for_blocks(m, row_block, [&](int64_t r0, int64_t r1) {
       gemm_block(trans_a, trans_b, r0, r1, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     });
   } else {

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -499,6 +500,29 @@ Tensor Hdf5File::read_tensor(const std::string& dataset_path) const {
     check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()),
           path_, label, "read");
   }
+  // Training stops on a non-finite loss and no writer of attend stores NaN or infinity, so one
+  // in a file is damage; refused here it cannot surface later as NaN outputs or an internal
+  // error deep inside a computation.
+  const float* bad = std::find_if(tensor.begin(), tensor.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != tensor.end()) {
+    fail(path_, label, "a non-finite value (" + std::to_string(*bad) + ") at flat index " +
+                           std::to_string(bad - tensor.begin()) + " (a damaged file?)");
+  }
+  return tensor;
+}
+
+Tensor Hdf5File::read_tensor(const std::string& dataset_path, const Shape& expected) const {
+  Tensor tensor = read_tensor(dataset_path);
+  const Shape& found = tensor.shape();
+  bool matches = found.size() == expected.size();
+  for (std::size_t i = 0; matches && i < found.size(); ++i) matches = expected[i] < 0 || expected[i] == found[i];
+  if (!matches) {
+    std::string wanted = "[";
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      wanted += (i > 0 ? ", " : "") + (expected[i] < 0 ? std::string("any") : std::to_string(expected[i]));
+    }
+    fail(path_, dataset_label(normalize(dataset_path)), "expected shape " + wanted + "], found " + shape_to_string(found));
+  }
   return tensor;
 }
 
@@ -738,6 +762,7 @@ double Hdf5File::get_attr_double(const std::string& object_path, const std::stri
   Hid attr = open_scalar_attr(path_, id(), object, name, true, "one number");
   double value = 0;
   check(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), path_, attr_label(object, name), "read");
+  if (!std::isfinite(value)) fail(path_, attr_label(object, name), "a non-finite value (a damaged file?)");
   return value;
 }
 
@@ -755,6 +780,9 @@ std::vector<float> Hdf5File::get_attr_floats(const std::string& object_path,
       std::max<hssize_t>(H5Sget_simple_extent_npoints(space.get()), 0)));
   if (!values.empty()) {
     check(H5Aread(attr.get(), H5T_NATIVE_FLOAT, values.data()), path_, label, "read");
+  }
+  if (!std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) {
+    fail(path_, label, "a non-finite value (a damaged file?)");
   }
   return values;
 }

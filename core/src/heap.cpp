@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attend/core/error.hpp"
+#include "attend/core/memory_budget.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -44,6 +45,7 @@ void keep_freed_memory() {
 namespace detail {
 
 void* allocate_storage(std::size_t bytes) {
+  require_memory(static_cast<double>(bytes), "a tensor");
   if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
     LargeBlockCache& c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);

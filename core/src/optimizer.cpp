@@ -1,11 +1,13 @@
 #include "attend/core/optimizer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/core/sgd.hpp"
 
 namespace attend {
@@ -36,17 +38,16 @@ OptimizerState Optimizer::make_state(const ConstBuffers& buffers) const {
 }
 
 void Optimizer::load_entries(const OptimizerState& state, const Buffers& buffers) {
+  const auto refuse = [this](const std::string& what) { throw InputError(type_name() + " state: " + what); };
   std::set<std::string> expected{"step"};
   for (const auto& [name, buffer] : buffers) expected.insert(name);
   std::set<std::string> got;
   for (const auto& [name, tensor] : state) {
-    ATTEND_CHECK(expected.count(name) > 0,
-                 type_name() << " state has an unknown entry '" << name << "'");
-    ATTEND_CHECK(got.insert(name).second,
-                 type_name() << " state has the entry '" << name << "' twice");
+    if (expected.count(name) == 0) refuse("an unknown entry " + quoted_input(name));
+    if (!got.insert(name).second) refuse("the entry " + quoted_input(name) + " twice");
   }
   for (const std::string& name : expected) {
-    ATTEND_CHECK(got.count(name) > 0, type_name() << " state lacks the entry '" << name << "'");
+    if (got.count(name) == 0) refuse("lacks the entry '" + name + "'");
   }
   auto entry = [&state](const std::string& name) -> const Tensor* {
     for (const auto& [key, tensor] : state) {
@@ -57,16 +58,19 @@ void Optimizer::load_entries(const OptimizerState& state, const Buffers& buffers
   const Tensor* step = entry("step");
   std::vector<const Tensor*> sources;
   for (const auto& [name, buffer] : buffers) sources.push_back(entry(name));
-  ATTEND_CHECK(step->numel() == 1, type_name() << " state: 'step' must hold one value, got "
-                                               << shape_to_string(step->shape()));
+  if (step->numel() != 1) refuse("'step' must hold one value, got " + shape_to_string(step->shape()));
   const float steps = step->data()[0];
-  ATTEND_CHECK(std::isfinite(steps) && steps >= 0.0f && std::floor(steps) == steps,
-               type_name() << " state: 'step' must be a whole number >= 0, got " << steps);
+  if (!(std::isfinite(steps) && steps >= 0.0f && std::floor(steps) == steps)) {
+    refuse("'step' must be a whole number >= 0, got " + std::to_string(steps));
+  }
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    ATTEND_CHECK(sources[i]->rank() == 1 && sources[i]->numel() == sources[0]->numel(),
-                 type_name() << " state: '" << buffers[i].first << "' has shape "
-                             << shape_to_string(sources[i]->shape()) << ", expected ["
-                             << sources[0]->numel() << "] like '" << buffers[0].first << "'");
+    if (sources[i]->rank() != 1 || sources[i]->numel() != sources[0]->numel()) {
+      refuse("'" + buffers[i].first + "' has shape " + shape_to_string(sources[i]->shape()) + ", expected [" +
+             std::to_string(sources[0]->numel()) + "] like '" + buffers[0].first + "'");
+    }
+    if (!std::all_of(sources[i]->begin(), sources[i]->end(), [](float v) { return std::isfinite(v); })) {
+      refuse("'" + buffers[i].first + "' holds a non-finite value");
+    }
   }
   step_ = static_cast<int64_t>(steps);
   for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -85,7 +89,7 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& type, const Json& c
   if (type == "sgd") return std::make_unique<Sgd>(SgdOptions::from_json(config));
   if (type == "adam") return std::make_unique<Adam>(AdamOptions::from_json(config));
   if (type == "adamw") return std::make_unique<AdamW>(AdamOptions::from_json(config));
-  throw InputError("unknown optimizer '" + type + "'; valid: adam, adamw, sgd");
+  throw InputError("unknown optimizer " + quoted_input(type) + "; valid: adam, adamw, sgd");
 }
 
 }  // namespace attend

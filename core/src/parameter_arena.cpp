@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "attend/core/error.hpp"
+#include "attend/core/memory_budget.hpp"
 #include "attend/core/parallel.hpp"
 
 namespace attend {
@@ -28,6 +29,8 @@ ParameterArena::ParameterArena(const std::vector<std::pair<std::string, Var>>& p
     slots_.push_back(ArenaSlot{name, total, var.shape(), var});
     total += var.value().numel();
   }
+  // Values and gradients: a model whose tensors each fit may still not fit twice over.
+  require_memory(8.0 * static_cast<double>(total), "a model of " + std::to_string(total) + " parameters (values and gradients)");
   values_.assign(static_cast<std::size_t>(total), 0.0f);
   grads_.assign(static_cast<std::size_t>(total), 0.0f);
   for (ArenaSlot& slot : slots_) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend {
 
@@ -38,8 +39,8 @@ std::unique_ptr<Module> Registry::create(std::string_view name, const Json& conf
   if (it == items_.end()) {
     std::string known;
     for (const auto& [key, item] : items_) known += (known.empty() ? "" : ", ") + item.name;
-    throw InputError("unknown layer '" + std::string(name) +
-                     "' (a plugin's layer needs its plugin: --plugin or ATTEND_PLUGIN_PATH); registered layers: " +
+    throw InputError("unknown layer " + quoted_input(name) +
+                     " (a plugin's layer needs its plugin: --plugin or ATTEND_PLUGIN_PATH); registered layers: " +
                      (known.empty() ? "(none)" : known));
   }
   std::unique_ptr<Module> module = it->second.factory(config);

@@ -16,14 +16,16 @@ Trainer::Trainer(ParameterArena& arena, Optimizer& optimizer, TrainerOptions opt
 }
 
 void Trainer::load_state(TrainerState state) {
-  ATTEND_CHECK(state.epoch >= 0, "trainer state: negative epoch " << state.epoch);
-  ATTEND_CHECK(state.best_epoch < state.epoch,
-               "trainer state: best epoch " << state.best_epoch << " not before epoch "
-                                            << state.epoch);
-  ATTEND_CHECK(state.best_epoch < 0 || state.best_parameters.numel() == arena_.size(),
-               "trainer state: best parameters hold " << state.best_parameters.numel()
-                                                      << " values, the arena has "
-                                                      << arena_.size());
+  // The state comes from a file (a checkpoint): what does not fit is bad input.
+  if (state.epoch < 0) throw InputError("trainer state: negative epoch " + std::to_string(state.epoch));
+  if (state.best_epoch >= state.epoch) {
+    throw InputError("trainer state: best epoch " + std::to_string(state.best_epoch) + " not before epoch " +
+                     std::to_string(state.epoch));
+  }
+  if (state.best_epoch >= 0 && state.best_parameters.numel() != arena_.size()) {
+    throw InputError("trainer state: best parameters hold " + std::to_string(state.best_parameters.numel()) +
+                     " values, the model has " + std::to_string(arena_.size()));
+  }
   state_ = std::move(state);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend {
 
@@ -19,7 +20,7 @@ double number_from_json(const Json& j) {
     if (j == "inf") return TrainerState::kInf;
     if (j == "-inf") return -TrainerState::kInf;
   }
-  if (!j.is_number()) throw InputError("checkpoint trainer state: expected a number, got " + j.dump());
+  if (!j.is_number()) throw InputError("checkpoint trainer state: expected a number, got " + quoted_input(j.dump()));
   return j.get<double>();
 }
 
@@ -77,6 +78,11 @@ TrainerState trainer_state_from_checkpoint(const CheckpointData& data) {
   } catch (const Json::exception& e) {
     throw InputError(std::string("checkpoint trainer state is incomplete: ") + e.what());
   }
+  if (s.epoch != data.epoch || s.bad_epochs < 0) {
+    throw InputError("checkpoint trainer state: epoch " + std::to_string(s.epoch) + " with " +
+                     std::to_string(s.bad_epochs) + " epochs without progress does not fit the file's epoch " +
+                     std::to_string(data.epoch));
+  }
   for (const auto& [name, tensor] : data.trainer_tensors) {
     if (name == "best_parameters") s.best_parameters = tensor;
   }
@@ -104,9 +110,22 @@ CheckpointData capture_checkpoint(const Module& model, const ParameterArena& are
 std::unique_ptr<Module> module_from_checkpoint(const CheckpointData& data, const Registry& registry) {
   if (!data.model.is_object() || !data.model.contains("type") || !data.model["type"].is_string() ||
       !data.model.contains("config")) {
-    throw InputError("checkpoint model description needs {\"type\", \"config\"}, got " + data.model.dump());
+    throw InputError("checkpoint model description needs {\"type\", \"config\"}, got " + quoted_input(data.model.dump()));
   }
   return registry.create(data.model["type"].get<std::string>(), data.model["config"]);
+}
+
+void resume_from_checkpoint(const CheckpointData& data, ParameterArena& arena, Optimizer& optimizer, Trainer& trainer) {
+  TrainerState state = trainer_state_from_checkpoint(data);
+  for (const auto& [name, tensor] : data.optimizer_state) {
+    if (name != "step" && (tensor.rank() != 1 || (tensor.numel() != arena.size() && tensor.numel() != 0))) {
+      throw InputError("checkpoint optimizer state " + quoted_input(name) + " has shape " + shape_to_string(tensor.shape()) +
+                       ", the model has " + std::to_string(arena.size()) + " parameter values");
+    }
+  }
+  load_parameters(data, arena);
+  optimizer.load_state(data.optimizer_state);
+  trainer.load_state(std::move(state));
 }
 
 void load_parameters(const CheckpointData& data, ParameterArena& arena) {
@@ -116,9 +135,9 @@ void load_parameters(const CheckpointData& data, ParameterArena& arena) {
   }
   for (const auto& [name, tensor] : data.parameters) {
     const ArenaSlot* slot = arena.find(name);
-    if (slot == nullptr) throw InputError("checkpoint parameter '" + name + "' is not in the model");
+    if (slot == nullptr) throw InputError("checkpoint parameter " + quoted_input(name) + " is not in the model");
     if (slot->shape != tensor.shape()) {
-      throw InputError("checkpoint parameter '" + name + "' has shape " + shape_to_string(tensor.shape()) +
+      throw InputError("checkpoint parameter " + quoted_input(name) + " has shape " + shape_to_string(tensor.shape()) +
                        ", the model expects " + shape_to_string(slot->shape));
     }
     std::copy(tensor.begin(), tensor.end(), arena.values().begin() + slot->offset);

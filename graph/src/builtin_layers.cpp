@@ -2,6 +2,7 @@
 
 #include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/layers/gatv2_conv.hpp"
+#include "attend/graph/layers/gcn_conv.hpp"
 #include "attend/graph/layers/graph_transformer_conv.hpp"
 #include "attend/graph/layers/graphormer_conv.hpp"
 #include "attend/graph/layers/rgat_conv.hpp"
@@ -13,6 +14,7 @@ namespace attend::graph {
 void register_graph_layers(Registry& registry) {
   GatConv::register_into(registry);
   GatV2Conv::register_into(registry);
+  GcnConv::register_into(registry);
   GraphTransformerConv::register_into(registry);
   RgcnConv::register_into(registry);
   RgatConv::register_into(registry);

@@ -1,6 +1,7 @@
 #include "attend/graph/graph_context.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -14,6 +15,7 @@ struct GraphContext::Cache {
   std::mutex mutex;
   std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<const RelationalIndex>> relational;
   std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
+  std::map<std::pair<bool, bool>, std::shared_ptr<const SparseMatrix>> adjacency;
 };
 
 namespace {
@@ -140,6 +142,27 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
   index->slots = std::move(slots);
   cache_->relational.emplace(key, index);
   return index;
+}
+
+std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, bool normalize) const {
+  ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_dataset");
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  auto& slot = cache_->adjacency[{self_loops, normalize}];
+  if (slot) return slot;
+  const GraphView& v = view(self_loops);
+  std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
+  if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
+    std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
+    for (int64_t i = 0; i < num_nodes_; ++i) {
+      const int64_t degree = v.csr.in_degree(i);
+      if (degree > 0) inv_sqrt_degree[i] = 1.0 / std::sqrt(static_cast<double>(degree));
+    }
+    for (int64_t e = 0; e < v.num_edges(); ++e) {
+      weight[e] = static_cast<float>(inv_sqrt_degree[v.dst[e]] * inv_sqrt_degree[v.src[e]]);
+    }
+  }
+  slot = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
+  return slot;
 }
 
 std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {

@@ -7,6 +7,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::graph {
 
@@ -31,7 +32,7 @@ NodeDataset load_linqs(const std::string& content, const std::string& cites) {
         reader.fail("expected " + std::to_string(num_features) + " features as on the first line, got " + std::to_string(width));
       }
       const int64_t node = static_cast<int64_t>(d.node_names.size());
-      if (!id_of.emplace(f[0], node).second) reader.fail("paper id '" + f[0] + "' appears twice");
+      if (!id_of.emplace(f[0], node).second) reader.fail("paper id " + quoted_input(f[0]) + " appears twice");
       d.node_names.push_back(f[0]);
       for (int64_t c = 0; c < width; ++c) {
         const float v = reader.parse_float(f[static_cast<std::size_t>(c) + 1], "a feature value");
@@ -59,7 +60,7 @@ NodeDataset load_linqs(const std::string& content, const std::string& cites) {
     while (reader.next(line)) {
       if (line.empty()) continue;
       const auto f = io::split_whitespace(line);
-      if (f.size() != 2) reader.fail("expected 'cited<TAB>citing', got '" + line + "'");
+      if (f.size() != 2) reader.fail("expected 'cited<TAB>citing', got " + quoted_input(line));
       auto cited = id_of.find(f[0]), citing = id_of.find(f[1]);
       if (cited == id_of.end() || citing == id_of.end()) {
         ++skipped;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/linqs.hpp"
 #include "attend/graph/planetoid_text.hpp"
@@ -15,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool has_file(const fs::path& dir, const std::string& name) {
-  return fs::exists(dir / name) || fs::exists(dir / (name + ".gz"));
+  return io::path_kind((dir / name).string()) != io::PathKind::kMissing ||
+         io::path_kind((dir / (name + ".gz")).string()) != io::PathKind::kMissing;
 }
 
 // The target relations of the R-GCN entity-classification benchmarks, by folder name.
@@ -28,9 +30,9 @@ const std::map<std::string, std::vector<std::string>>& benchmark_targets() {
 }
 
 std::string find_with_suffix(const fs::path& dir, const std::string& suffix) {
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.ends_with(suffix) || name.ends_with(suffix + ".gz")) return entry.path().string();
+  for (const std::string& entry : io::folder_entries(dir.string())) {
+    const std::string name = fs::path(entry).filename().string();
+    if (name.ends_with(suffix) || name.ends_with(suffix + ".gz")) return entry;
   }
   return "";
 }
@@ -38,15 +40,17 @@ std::string find_with_suffix(const fs::path& dir, const std::string& suffix) {
 
 NodeDataset load_node_dataset(const std::string& path) {
   const fs::path dir(path);
-  if (!fs::exists(dir)) throw InputError(path, 0, "no such file or folder");
-  if (!fs::is_directory(dir)) {
+  const io::PathKind kind = io::path_kind(path);
+  if (kind == io::PathKind::kMissing) throw InputError(path, 0, "no such file or folder");
+  if (kind != io::PathKind::kDirectory) {
     if (dir.extension() == ".h5" || dir.extension() == ".hdf5" || is_hdf5_file(path)) return load_node_dataset_h5(path);
     throw InputError(path, 0, "expected a dataset folder or an attend.graph HDF5 file (.h5)");
   }
   if (has_file(dir, "features.coo.txt")) return load_planetoid_text(path);
-  if (fs::exists(dir / "trainingSet.tsv")) {
+  if (io::path_kind((dir / "trainingSet.tsv").string()) != io::PathKind::kMissing) {
     RdfEntityFiles files = rdf_folder_files(path);
-    const std::string name = fs::weakly_canonical(dir).filename().string();
+    std::error_code error;  // the folder was looked at above; no name, no benchmark targets
+    const std::string name = fs::weakly_canonical(dir, error).filename().string();
     auto it = benchmark_targets().find(name);
     if (it != benchmark_targets().end()) files.removed_predicates = it->second;
     return load_rdf_entities(files);

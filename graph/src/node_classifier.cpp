@@ -3,6 +3,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/options_json.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
@@ -32,7 +33,7 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
   check_option_keys(config, {"layers", "activation"}, me);
   activation_ = option_or<std::string>(config, "activation", "elu", me);
   if (activation_ != "elu" && activation_ != "relu" && activation_ != "none") {
-    throw InputError(me + ": activation must be elu, relu or none, got '" + activation_ + "'");
+    throw InputError(me + ": activation must be elu, relu or none, got " + quoted_input(activation_));
   }
   if (!config.contains("layers") || !config["layers"].is_array() || config["layers"].empty()) {
     throw InputError(me + ": 'layers' must be a non-empty array of {\"type\", \"config\"}");
@@ -48,7 +49,7 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
     std::unique_ptr<Module> module = registry.create(type, spec.value("config", Json::object()));
     auto* layer = dynamic_cast<NodeLayer*>(module.get());
     if (layer == nullptr) {
-      throw InputError(me + ": layer " + std::to_string(i) + " ('" + type + "') is not a node layer");
+      throw InputError(me + ": layer " + std::to_string(i) + " (" + quoted_input(type) + ") is not a node layer");
     }
     module.release();
     std::unique_ptr<NodeLayer> owned(layer);

@@ -21,6 +21,12 @@ void NodeDataset::validate() const {
   if (features.rows() != num_nodes && features.cols() != 0) {
     fail(std::to_string(features.rows()) + " feature rows for " + std::to_string(num_nodes) + " nodes");
   }
+  // Every reader ends here, so a NaN or infinite feature (from any format) stops at load
+  // instead of turning into NaN probabilities.
+  const std::vector<float>& x = features.values();
+  if (const auto bad = std::find_if(x.begin(), x.end(), [](float v) { return !std::isfinite(v); }); bad != x.end()) {
+    fail("a non-finite feature value (" + std::to_string(*bad) + ")");
+  }
   if (labels.size() != n) fail(std::to_string(labels.size()) + " labels for " + std::to_string(n) + " nodes");
   for (int64_t y : labels) {
     if (y < -1 || y >= num_classes) {
@@ -72,6 +78,33 @@ void hold_out_validation(NodeDataset& d, double fraction, uint64_t seed) {
   }
   std::sort(d.val.begin(), d.val.end());
   d.train = std::move(train);
+}
+
+void split_at_random(NodeDataset& d, double train_fraction, double val_fraction, uint64_t seed) {
+  if (!(train_fraction >= 0.0 && val_fraction >= 0.0 && train_fraction + val_fraction <= 1.0)) {
+    throw InputError("split fractions must be >= 0 with a sum of at most 1, got " + std::to_string(train_fraction) +
+                     " and " + std::to_string(val_fraction));
+  }
+  std::vector<int64_t> nodes;
+  for (int64_t i = 0; i < d.num_nodes; ++i) {
+    if (d.labels[static_cast<std::size_t>(i)] >= 0) nodes.push_back(i);
+  }
+  const auto n = static_cast<int64_t>(nodes.size());
+  Rng rng(seed);
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const auto j = i + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - i)));
+    std::swap(nodes[static_cast<std::size_t>(i)], nodes[static_cast<std::size_t>(j)]);
+  }
+  const int64_t n_train = std::llround(train_fraction * static_cast<double>(n));
+  const int64_t n_val = std::min(n - n_train, static_cast<int64_t>(std::llround(val_fraction * static_cast<double>(n))));
+  auto sorted = [&](int64_t from, int64_t to) {
+    std::vector<int64_t> part(nodes.begin() + from, nodes.begin() + to);
+    std::sort(part.begin(), part.end());
+    return part;
+  };
+  d.train = sorted(0, n_train);
+  d.val = sorted(n_train, n_train + n_val);
+  d.test = sorted(n_train + n_val, n);
 }
 
 }  // namespace attend::graph

@@ -7,6 +7,7 @@
 #include "attend/core/ops/softmax.hpp"
 #include "attend/core/optimizer.hpp"
 #include "attend/core/parameter_arena.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/core/trainer.hpp"
@@ -147,7 +148,7 @@ LoadedNodeModel load_node_model(const std::string& path, const Registry& registr
   try {  // a bad stored config or parameter list is an error in the checkpoint: name it
     std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
     auto* classifier = dynamic_cast<NodeClassifier*>(module.get());
-    if (classifier == nullptr) throw InputError(path, 0, "the checkpoint holds a '" + module->type_name() + "', not a node classifier");
+    if (classifier == nullptr) throw InputError(path, 0, "the checkpoint holds a " + quoted_input(module->type_name()) + ", not a node classifier");
     module.release();
     loaded.model.reset(classifier);
     ParameterArena arena(loaded.model->named_parameters());

@@ -1,9 +1,14 @@
 #include "attend/graph/planetoid_text.hpp"
 
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 
+#include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::graph {
 
@@ -13,9 +18,9 @@ namespace fs = std::filesystem;
 // `dir/name`, or `dir/name.gz` when only the compressed file exists.
 std::string find_file(const std::string& dir, const std::string& name) {
   const fs::path plain = fs::path(dir) / name;
-  if (fs::exists(plain)) return plain.string();
+  if (io::path_kind(plain.string()) != io::PathKind::kMissing) return plain.string();
   const fs::path packed = fs::path(dir) / (name + ".gz");
-  if (fs::exists(packed)) return packed.string();
+  if (io::path_kind(packed.string()) != io::PathKind::kMissing) return packed.string();
   throw InputError(plain.string(), 0, "missing file (also looked for " + packed.filename().string() + ")");
 }
 
@@ -25,12 +30,12 @@ std::vector<int64_t> read_header(io::LineReader& reader, std::size_t count, cons
   if (!reader.next(line)) reader.fail(std::string("empty file; expected a header '") + layout + "'");
   auto fields = io::split_whitespace(line);
   if (fields.size() != count + 1 || fields[0] != "#") {
-    reader.fail(std::string("expected a header '") + layout + "', got '" + line + "'");
+    reader.fail(std::string("expected a header '") + layout + "', got " + quoted_input(line));
   }
   std::vector<int64_t> out;
   for (std::size_t i = 1; i <= count; ++i) {
     out.push_back(reader.parse_int(fields[i], "a count"));
-    if (out.back() < 0) reader.fail(std::string("negative count in the header '") + layout + "', got '" + line + "'");
+    if (out.back() < 0) reader.fail(std::string("negative count in the header '") + layout + "', got " + quoted_input(line));
   }
   return out;
 }
@@ -41,6 +46,12 @@ int64_t node_id(const io::LineReader& reader, const std::string& token, int64_t 
   return v;
 }
 
+std::string split_text(const std::vector<int64_t>& ids) {
+  std::ostringstream out;
+  for (int64_t id : ids) out << id << '\n';
+  return out.str();
+}
+
 std::vector<int64_t> read_split(const std::string& path, int64_t n) {
   io::LineReader reader(path);
   std::vector<int64_t> ids;
@@ -48,7 +59,7 @@ std::vector<int64_t> read_split(const std::string& path, int64_t n) {
   while (reader.next(line)) {
     auto fields = io::split_whitespace(line);
     if (fields.empty()) continue;
-    if (fields.size() != 1) reader.fail("expected one node id per line, got '" + line + "'");
+    if (fields.size() != 1) reader.fail("expected one node id per line, got " + quoted_input(line));
     ids.push_back(node_id(reader, fields[0], n));
   }
   return ids;
@@ -74,7 +85,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     while (reader.next(line)) {
       auto f = io::split_whitespace(line);
       if (f.empty()) continue;
-      if (f.size() != 3) reader.fail("expected 'node feature value', got '" + line + "'");
+      if (f.size() != 3) reader.fail("expected 'node feature value', got " + quoted_input(line));
       rows.push_back(node_id(reader, f[0], h[0]));
       const int64_t c = reader.parse_int(f[1], "a feature index");
       if (c < 0 || c >= h[1]) reader.fail("feature index " + f[1] + " outside 0.." + std::to_string(h[1] - 1));
@@ -90,7 +101,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     std::string line;
     while (reader.next(line)) {
       auto f = io::split_whitespace(line);
-      if (f.size() != 1) reader.fail("expected one class id per line, got '" + line + "'");
+      if (f.size() != 1) reader.fail("expected one class id per line, got " + quoted_input(line));
       const int64_t y = reader.parse_int(f[0], "a class id");
       if (y < -1) reader.fail("class id " + f[0] + " below -1 (-1 marks an unlabelled node)");
       if (y >= d.num_nodes) reader.fail("class id " + f[0] + " not below the number of nodes, " + std::to_string(d.num_nodes));
@@ -110,7 +121,7 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     while (reader.next(line)) {
       auto f = io::split_whitespace(line);
       if (f.empty()) continue;
-      if (f.size() != 2) reader.fail("expected 'u v', got '" + line + "'");
+      if (f.size() != 2) reader.fail("expected 'u v', got " + quoted_input(line));
       d.edge_src.push_back(node_id(reader, f[0], d.num_nodes));
       d.edge_dst.push_back(node_id(reader, f[1], d.num_nodes));
     }
@@ -125,6 +136,34 @@ NodeDataset load_planetoid_text(const std::string& dir) {
     throw InputError(dir, 0, e.what());
   }
   return d;
+}
+
+std::vector<std::string> save_planetoid_text(const std::string& dir, const NodeDataset& d) {
+  ATTEND_CHECK(!d.directed && d.edge_type.empty(), "the plain-text layout holds undirected, untyped graphs only");
+  std::ostringstream features;
+  const SparseMatrix& x = d.features;
+  features << "# " << d.num_nodes << ' ' << x.cols() << ' ' << x.nnz() << '\n';
+  char value[32];
+  for (int64_t i = 0; i < x.rows(); ++i) {
+    for (int64_t k = x.indptr()[i]; k < x.indptr()[i + 1]; ++k) {
+      std::snprintf(value, sizeof value, "%.9g", static_cast<double>(x.values()[k]));
+      features << i << ' ' << x.indices()[k] << ' ' << value << '\n';
+    }
+  }
+  std::ostringstream labels;
+  for (int64_t y : d.labels) labels << y << '\n';
+  std::ostringstream edges;
+  edges << "# " << d.num_nodes << ' ' << d.num_edges() << '\n';
+  for (int64_t e = 0; e < d.num_edges(); ++e) edges << d.edge_src[e] << ' ' << d.edge_dst[e] << '\n';
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"features.coo.txt", features.str()},     {"labels.txt", labels.str()},       {"edges.txt", edges.str()},
+      {"split_train.txt", split_text(d.train)}, {"split_val.txt", split_text(d.val)}, {"split_test.txt", split_text(d.test)}};
+  std::vector<std::string> written;
+  for (const auto& [name, text] : files) {
+    written.push_back((fs::path(dir) / name).string());
+    write_file_atomically(written.back(), text);
+  }
+  return written;
 }
 
 }  // namespace attend::graph

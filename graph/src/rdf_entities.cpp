@@ -7,7 +7,9 @@
 #include <unordered_map>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/quoted_input.hpp"
 #include "attend/graph/ntriples.hpp"
 
 namespace attend::graph {
@@ -35,7 +37,7 @@ std::vector<LabelRow> read_label_file(const std::string& path) {
     }
   }
   if (entity_col < 0 || label_col < 0) {
-    reader.fail("header needs an entity column and a 'label_*' column, got '" + line + "'");
+    reader.fail("header needs an entity column and a 'label_*' column, got " + quoted_input(line));
   }
   std::vector<LabelRow> rows;
   while (reader.next(line)) {
@@ -101,13 +103,13 @@ NodeDataset load_rdf_entities(const RdfEntityFiles& files) {
 
 RdfEntityFiles rdf_folder_files(const std::string& dir) {
   RdfEntityFiles f;
-  if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a folder");
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
+  if (io::path_kind(dir) != io::PathKind::kDirectory) throw InputError(dir, 0, "not a folder");
+  for (const std::string& entry : io::folder_entries(dir)) {
+    const std::string name = fs::path(entry).filename().string();
     const bool nt = name.size() > 3 && (name.ends_with(".nt") || name.ends_with(".nt.gz"));
     if (!nt) continue;
     if (!f.triples.empty()) throw InputError(dir, 0, "more than one N-Triples file (" + fs::path(f.triples).filename().string() + ", " + name + ")");
-    f.triples = entry.path().string();
+    f.triples = entry;
   }
   if (f.triples.empty()) throw InputError(dir, 0, "no N-Triples file (*.nt or *.nt.gz)");
   f.train = (fs::path(dir) / "trainingSet.tsv").string();

@@ -175,6 +175,15 @@ TEST_CASE("a numeric option out of its range stops the command before any work",
       {train, {"--patience", "-3"}},
       {{"bench"}, {"--nodes", "0"}},
       {{"bench"}, {"--thread-counts", "1,0"}},
+      // Issue #18: NaN passed CLI11's Range and "-1" became the seed 2^64 - 1.
+      {node, {"--validation-fraction", "nan"}},
+      {predict, {"--max-column-gaps", "nan"}},
+      {predict, {"--max-sequence-gaps", "1.5"}},
+      {node, {"--seed", "-1"}},
+      {node, {"--validation-seed", "1.5"}},
+      {predict, {"--seed", "18446744073709551616"}},
+      {train, {"--seed", "-3"}},
+      {{"bench"}, {"--seed", "nan"}},
   };
   for (const auto& [command, option] : cases) {
     std::vector<std::string> args = command;
@@ -185,7 +194,8 @@ TEST_CASE("a numeric option out of its range stops the command before any work",
     CHECK(r.out.empty());
     CHECK(count_lines(r.err) == 1);
     CHECK(r.err.find(option[0] + ": ") != std::string::npos);
-    CHECK((r.err.find("must be") != std::string::npos || r.err.find("expected a number") != std::string::npos));
+    CHECK((r.err.find("must be") != std::string::npos || r.err.find("expected a number") != std::string::npos ||
+           r.err.find("expected a seed") != std::string::npos));
   }
 }
 

@@ -63,7 +63,7 @@ TEST_CASE("every broken file fails with the file and the exact line", "[bio][io]
 
 TEST_CASE("a missing alignment file names the file", "[bio][io]") {
   CHECK_THROWS_WITH(bio::read_alignment(kBroken + "does_not_exist.fasta"),
-                    Catch::Contains("does_not_exist.fasta: cannot open file"));
+                    Catch::Contains("does_not_exist.fasta: no such file"));
 }
 
 TEST_CASE("an alignment wider than the supported columns is bad input", "[bio][io]") {

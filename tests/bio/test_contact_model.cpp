@@ -166,7 +166,7 @@ TEST_CASE("contact model: untrained, the logits are the skip path w_p * score + 
         }
 }
 
-TEST_CASE("contact model: with neighbour scores, untrained it is potts; the skip is a symmetric filter", "[bio]") {
+TEST_CASE("contact model: with neighbour scores, untrained it is potts, and the skip is a symmetric filter", "[bio]") {
   const testing::ScopedThreads one_thread(1);
   const bio::TrainingFamily fam = testing::synthetic_family(9, 6, 7);
   bio::ContactModelOptions o = tiny_options();
@@ -257,4 +257,12 @@ TEST_CASE("contact model: forward and backward are bit-identical for 1 and 2 thr
   const auto two = run(2);
   CHECK(bitwise_equal(one.first, two.first));
   CHECK(bitwise_equal(one.second, two.second));
+}
+
+TEST_CASE("contact model: more blocks than the memory holds is an input error before they are built", "[bio]") {
+  // Issue #18: contacts train --blocks 2000000000 surfaced as std::bad_alloc.
+  bio::ContactModelOptions o = tiny_options();
+  o.blocks = 2'000'000'000;
+  CHECK_THROWS_WITH(bio::ContactModel(o), Catch::Contains("2000000000 evoformer blocks needs") &&
+                                              Catch::Contains("more than this machine's"));
 }

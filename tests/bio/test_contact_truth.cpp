@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "attend/bio/contact_truth.hpp"
 #include "attend/core/error.hpp"
@@ -30,7 +31,7 @@ TEST_CASE("contacts from the small PDB follow C-beta / C-alpha distances below 8
   CHECK(std::isnan(map.distance(4, 5)));
 }
 
-TEST_CASE("a structure that matches the query nowhere is an input error; a weak match is reported", "[bio]") {
+TEST_CASE("a structure that matches the query nowhere is an input error, and a weak match is reported", "[bio]") {
   const std::string pdb = ATTEND_BIO_FIXTURES "/fixtures/small.pdb";  // chain A: AGSMLK
   try {
     contacts_from_pdb(pdb, "PPPPPPP");
@@ -77,4 +78,34 @@ TEST_CASE("the contacts TSV reader keeps only the listed pairs", "[bio][io]") {
 
   std::ofstream(path) << "1\t3\tNA\t1\n";  // no #L: L is the largest index
   CHECK(read_contacts_tsv(path.string()).length() == 3);
+}
+
+TEST_CASE("a structure without C-alpha or C-beta atoms is an input error, not a table of zeros", "[bio]") {
+  // Issue #18: a PDB with no CA/CB atoms gave an all-zero precision table with no warning.
+  std::ifstream in(ATTEND_BIO_FIXTURES "/fixtures/small.pdb");
+  std::string without, one_left, line;
+  int kept = 0;
+  while (std::getline(in, line)) {
+    std::string renamed = line;
+    if (line.size() > 16 && (line.compare(12, 4, " CA ") == 0 || line.compare(12, 4, " CB ") == 0)) {
+      renamed.replace(12, 4, " O  ");
+    }
+    without += renamed + "\n";
+    // Residues 1 and 2 (ALA, GLY) keep their atoms in the second file.
+    const bool first_two = line.size() > 26 && (line.compare(22, 4, "   1") == 0 || line.compare(22, 4, "   2") == 0);
+    one_left += (first_two ? line : renamed) + "\n";
+    kept += renamed != line;
+  }
+  REQUIRE(kept > 0);
+  const fs::path dir = fs::temp_directory_path() / "attend_test_contact_truth";
+  fs::create_directories(dir);
+  const std::string none = (dir / "no_ca_cb.pdb").string(), two = (dir / "two_located.pdb").string();
+  std::ofstream(none) << without;
+  std::ofstream(two) << one_left;
+  CHECK_THROWS_WITH(contacts_from_pdb(none, "AGSMLK"),
+                    Catch::Contains("no_ca_cb.pdb") && Catch::Contains("0 of the 6 residues aligned to the query have a CA or CB atom"));
+  StructureMapping mapping;
+  contacts_from_pdb(two, "AGSMLK", "", kContactCutoff, &mapping);
+  CHECK(mapping.aligned == 6);
+  CHECK(mapping.with_coordinates == 2);  // the command line warns: fewer than half
 }

@@ -145,3 +145,14 @@ TEST_CASE("Potts initial fields and the coupling tensor follow the documented la
   CHECK(h.at({2, 5}) == static_cast<float>(objective.field_index(2, 5)));
   CHECK(h.at({2, 20}) == 0.0f);
 }
+
+TEST_CASE("a Potts model larger than the memory is an input error naming its columns", "[bio]") {
+  // Issue #18: a 2 x 4000 alignment surfaced as std::bad_alloc; 65535 columns (the most an
+  // alignment may have) ask for terabytes on any machine.
+  Alignment a;
+  a.length = kMaxAlignmentColumns;
+  a.names = {"q", "s"};
+  a.codes.assign(2 * static_cast<std::size_t>(a.length), 0);
+  CHECK_THROWS_WITH(PottsObjective(a, {1.0f, 1.0f}, {0.01, 0.2}),
+                    Catch::Contains("a Potts model of 65535 columns needs"));
+}

@@ -162,7 +162,7 @@ TEST_CASE("load_checkpoint explains what is wrong with a file", "[core][io]") {
     Hdf5File file = Hdf5File::create(bad_json, "attend.checkpoint", 1);
     file.write_string("/model", "{not json");
   }
-  CHECK_THROWS_WITH(load_checkpoint(bad_json), Contains("'/model'") && Contains("expected JSON"));
+  CHECK_THROWS_WITH(load_checkpoint(bad_json), Contains("'/model'") && Contains("not valid JSON"));
 
   // Found by scripts/fuzz_inputs.py: a damaged contact model with an infinite weight predicted
   // non-finite scores, which failed later as an internal error in the writers.

@@ -76,9 +76,8 @@ TEST_CASE("hdf5 tensors round-trip bit-exactly", "[core][io]") {
       {"/big", random_tensor({300, 50}, 4)},           // compressed, several rows per chunk
       {"/wide", random_tensor({3, 200000}, 5)},        // one row is larger than a chunk
   };
-  Tensor special({5}, {-0.0f, std::numeric_limits<float>::infinity(),
-                       std::numeric_limits<float>::denorm_min(),
-                       std::numeric_limits<float>::quiet_NaN(), 1e-38f});
+  // Finite extremes (NaN and infinity are refused on reading: see below).
+  Tensor special({4}, {-0.0f, std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(), 1e-38f});
   tensors.emplace_back("/special", special);
   {
     Hdf5File file = Hdf5File::create(path, "attend.test", 1);
@@ -300,4 +299,35 @@ TEST_CASE("hdf5 error message lists the HDF5 reason when a file cannot be create
   const std::string message =
       error_message([&] { Hdf5File::create(dir.file("no/dir/x.h5"), "attend.test", 1); });
   CHECK_THAT(message, Contains(dir.file("no/dir/x.h5")) && Contains("cannot create HDF5 file"));
+}
+
+TEST_CASE("hdf5 reads refuse NaN and infinity, and shapes other than the expected one", "[core][io]") {
+  // Issue #18: NaN scores in a prediction or alignment file, and datasets of the wrong shape,
+  // were internal errors (or NaN outputs) far from the read.
+  TempDir dir;
+  const std::string path = dir.file("values.h5");
+  {
+    Hdf5File file = Hdf5File::create(path, "attend.test", 1);
+    Tensor scores({3, 3}, 0.5f);
+    file.write_tensor("/finite", scores);
+    scores[4] = std::numeric_limits<float>::quiet_NaN();
+    file.write_tensor("/nan", scores);
+    scores[4] = -std::numeric_limits<float>::infinity();
+    file.write_tensor("/inf", scores);
+    file.set_attr("/", "n_eff", std::numeric_limits<double>::quiet_NaN());
+    file.set_attr("/", "floats", std::vector<float>{1.0f, std::numeric_limits<float>::infinity()});
+  }
+  const Hdf5File file = Hdf5File::open(path);
+  CHECK_THROWS_WITH(file.read_tensor("/nan"),
+                    Contains(path) && Contains("dataset '/nan': a non-finite value (nan) at flat index 4"));
+  CHECK_THROWS_WITH(file.read_tensor("/inf"), Contains("a non-finite value (-inf)"));
+  CHECK_THROWS_WITH(file.get_attr_double("/", "n_eff"), Contains("attribute 'n_eff' of '/': a non-finite value"));
+  CHECK_THROWS_AS(file.get_attr_floats("/", "floats"), InputError);
+
+  CHECK(file.read_tensor("/finite", {3, 3}).numel() == 9);
+  CHECK(file.read_tensor("/finite", {-1, 3}).numel() == 9);
+  CHECK_THROWS_WITH(file.read_tensor("/finite", {4, 4}),
+                    Contains("dataset '/finite': expected shape [4, 4], found [3, 3]"));
+  CHECK_THROWS_WITH(file.read_tensor("/finite", {-1}), Contains("expected shape [any], found [3, 3]"));
+  CHECK(file.open_object_count() == 0);
 }

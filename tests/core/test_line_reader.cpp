@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
@@ -71,4 +73,78 @@ TEST_CASE("line reader refuses a NUL byte with the file, line and column", "[cor
   std::string line;
   CHECK(reader.next(line));
   CHECK_THROWS_WITH(reader.next(line), p.string() + ":2: a NUL byte at column 4 (binary data in a text file?)");
+}
+
+TEST_CASE("line reader reads a line longer than its chunks, and refuses one above kMaxLineBytes", "[core][io]") {
+  // Issue #18: /dev/zero, or a 9 MB gzip that inflates to one 9.4 GiB line, hung the reader,
+  // which searched its whole buffer again after every 64 KB read.
+  const std::string long_line(3 * (1 << 16) + 17, 'x');
+  const fs::path p = temp_file("long.txt");
+  std::ofstream(p, std::ios::binary) << "a\n" << long_line << "\nb";
+  io::LineReader reader(p.string());
+  std::string line;
+  REQUIRE(reader.next(line));
+  CHECK(line == "a");
+  REQUIRE(reader.next(line));
+  CHECK(line == long_line);
+  REQUIRE(reader.next(line));
+  CHECK(line == "b");
+  CHECK_FALSE(reader.next(line));
+
+  const fs::path endless = temp_file("endless.txt");
+  std::ofstream(endless, std::ios::binary) << "first\n" << std::string(io::kMaxLineBytes + 1, 'y') << "\n";
+  io::LineReader too_long(endless.string());
+  REQUIRE(too_long.next(line));
+  CHECK_THROWS_WITH(too_long.next(line), Catch::StartsWith(endless.string() + ":2: a line longer than 16 MiB"));
+  // /dev/zero: no line break ever (and NULs); stops at the bound instead of reading forever.
+  if (fs::exists("/dev/zero")) {
+    io::LineReader zeros("/dev/zero");
+    CHECK_THROWS_WITH(zeros.next(line), Catch::Contains("a line longer than 16 MiB"));
+  }
+}
+
+TEST_CASE("line reader refuses a truncated gzip file instead of reading it as complete", "[core][io]") {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
+  const fs::path whole = temp_file("whole.txt.gz");
+  gzFile gz = gzopen(whole.c_str(), "wb");
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+  std::ifstream in(whole, std::ios::binary);
+  const std::string packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path cut = temp_file("cut.txt.gz");
+  std::ofstream(cut, std::ios::binary) << packed.substr(0, packed.size() / 2);
+
+  io::LineReader reader(cut.string());
+  std::string line;
+  std::size_t lines = 0;
+  try {
+    while (reader.next(line)) ++lines;
+    FAIL("the truncated file was read as complete, " << lines << " lines");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains(cut.string()) && Catch::Contains("truncated"));
+  }
+}
+
+TEST_CASE("line reader: a folder or a symlink loop is an input error, a long token is quoted short", "[core][io]") {
+  const fs::path dir = temp_file("a_folder");
+  fs::create_directories(dir);
+  CHECK_THROWS_WITH(io::LineReader(dir.string()), dir.string() + ": is a folder, expected a file");
+  const fs::path loop = temp_file("loop");
+  fs::remove(loop);
+  fs::create_symlink(loop, loop);
+  CHECK_THROWS_AS(io::LineReader(loop.string()), InputError);
+
+  const fs::path p = temp_file("token.txt");
+  std::ofstream(p) << "1\n";
+  io::LineReader reader(p.string());
+  std::string line;
+  reader.next(line);
+  try {
+    reader.parse_int(std::string(5'000'000, '7') + "x", "a node id");
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).size() < 300);
+    CHECK_THAT(e.what(), Catch::Contains("(5000001 bytes)"));
+  }
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
@@ -203,6 +204,11 @@ TEST_CASE("optimizer state loading checks what it gets", "[core]") {
   OptimizerState fractional = good;
   fractional[0].second = Tensor({1}, 1.5f);
   CHECK_THROWS_WITH(other.load_state(fractional), Catch::Contains("whole number"));
+  OptimizerState not_finite = good;
+  not_finite[1].second[4] = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(other.load_state(not_finite), Catch::Contains("'m' holds a non-finite value"));
+  // The state comes from a checkpoint file: what is wrong with it is bad input (exit 2).
+  CHECK_THROWS_AS(other.load_state(mismatched), InputError);
   CHECK(other.steps() == 0);  // nothing was taken from a rejected state
 
   // A state for another arena size is refused at the next step.

@@ -18,7 +18,7 @@ TEST_CASE("tensor shape, fill and indexing", "[core]") {
   CHECK(Tensor::scalar(3.0f).item() == 3.0f);
 }
 
-TEST_CASE("tensor copies own their values; views write through", "[core]") {
+TEST_CASE("tensor copies own their values, and views write through", "[core]") {
   std::vector<float> arena(6, 0.0f);
   Tensor v = Tensor::view(arena.data(), {2, 3});
   CHECK(v.is_view());

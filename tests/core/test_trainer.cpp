@@ -15,6 +15,7 @@
 
 using namespace attend;
 using attend::testing::random_tensor;
+using Catch::Contains;
 
 namespace {
 
@@ -151,7 +152,7 @@ TEST_CASE("early stopping follows the GAT rule and restores the best epoch", "[c
   CHECK(s.arena.values()[0] == 4.0f);  // the parameters after epoch 3
 }
 
-TEST_CASE("a lower loss keeps training going; ties in the metric go to the lower loss", "[core]") {
+TEST_CASE("a lower loss keeps training going, and ties in the metric go to the lower loss", "[core]") {
   // epoch:        0     1     2     3     4     5
   Scripted s({1.00, 0.80, 0.60, 0.90, 0.55, 0.70},
              {0.50, 0.70, 0.70, 0.70, 0.60, 0.70});
@@ -182,7 +183,7 @@ TEST_CASE("the GAT reference rule counts ties and keeps parameters only when bot
   CHECK(t.run(o).epochs_run == 6);
 }
 
-TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric; the loss chooses nothing", "[core]") {
+TEST_CASE("the GAT accuracy rule keeps the last epoch that ties the best metric, and the loss chooses nothing", "[core]") {
   // epoch:        0     1     2     3     4     5     6
   Scripted s({1.00, 0.50, 0.90, 0.90, 0.90, 0.90, 0.90},
              {0.50, 0.60, 0.60, 0.55, 0.55, 0.55, 0.70});
@@ -298,7 +299,7 @@ TEST_CASE("trainer state must fit the arena", "[core]") {
   st.epoch = 5;
   st.best_epoch = 2;
   st.best_parameters = Tensor({4});
-  CHECK_THROWS_AS(trainer.load_state(st), Error);
+  CHECK_THROWS_AS(trainer.load_state(st), InputError);
 }
 
 TEST_CASE("a run resumed from a checkpoint file continues bit-identically", "[core][io]") {
@@ -318,11 +319,48 @@ TEST_CASE("a run resumed from a checkpoint file continues bit-identically", "[co
   CHECK(saved.epoch == 10);
   CHECK(saved.optimizer_type == "adam");
   Run second(data, training_options(20, true), 99);
-  load_parameters(saved, second.arena);
-  second.adam.load_state(saved.optimizer_state);
-  second.trainer.load_state(trainer_state_from_checkpoint(saved));
+  resume_from_checkpoint(saved, second.arena, second.adam, second.trainer);
   second.fit();
   CHECK(second.values() == whole.values());
+}
+
+TEST_CASE("resuming refuses a damaged or foreign training checkpoint before the first step", "[core][io]") {
+  // Issue #18: an optimizer moment that was NaN or of the wrong shape, or an epoch of -3,
+  // was an internal error at the first step or was accepted.
+  const Data data;
+  attend::testing::TempDir dir;
+  CheckpointData good;
+  {
+    Run first(data, training_options(3, false));
+    first.fit();
+    const TrainerState state = first.trainer.state();
+    good = capture_checkpoint(first.model, first.arena, &first.adam, &state);
+  }
+  const auto saved_and_loaded = [&](const CheckpointData& data, const std::string& name) {
+    const std::string path = dir.file(name);
+    save_checkpoint(path, data);
+    return load_checkpoint(path);
+  };
+  CheckpointData nan_moment = good;
+  nan_moment.optimizer_state[1].second[0] = std::nanf("");
+  CHECK_THROWS_WITH(saved_and_loaded(nan_moment, "nan.h5"), Contains("a non-finite value (nan)"));
+
+  CheckpointData negative = good;
+  negative.epoch = -3;
+  CHECK_THROWS_WITH(saved_and_loaded(negative, "negative.h5"), Contains("'epoch' of '/trainer': negative (-3)"));
+
+  CheckpointData other_epoch = good;
+  other_epoch.epoch = 2;
+  Run second(data, training_options(20, true), 99);
+  CHECK_THROWS_WITH(resume_from_checkpoint(saved_and_loaded(other_epoch, "other.h5"), second.arena, second.adam, second.trainer),
+                    Contains("does not fit the file's epoch 2"));
+
+  CheckpointData short_moment = good;
+  short_moment.optimizer_state[1].second = Tensor({5});
+  CHECK_THROWS_AS(resume_from_checkpoint(saved_and_loaded(short_moment, "short.h5"), second.arena, second.adam, second.trainer),
+                  InputError);
+  CHECK(second.adam.steps() == 0);  // nothing was taken from a refused checkpoint
+  CHECK_NOTHROW(resume_from_checkpoint(saved_and_loaded(good, "good.h5"), second.arena, second.adam, second.trainer));
 }
 
 TEST_CASE("a checkpoint rebuilds its model through the registry", "[core][io]") {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 
 #include "attend/core/builtin_layers.hpp"
 #include "attend/core/checkpoint.hpp"
@@ -279,4 +280,13 @@ TEST_CASE("saving to a missing folder fails cleanly and leaves nothing behind", 
   testing::TempDir dir;
   CHECK_THROWS_AS(save_node_dataset(dir.file("missing/g.h5"), small_dataset()), InputError);
   CHECK(dir.entries().empty());
+}
+
+TEST_CASE("a dataset with NaN or infinite features is refused at load", "[graph][io]") {
+  // Issue #18: predict on a graph with NaN features wrote 'nan' probabilities with exit 0.
+  NodeDataset d = small_dataset();
+  d.features = SparseMatrix::from_triplets(5, 4, {0, 3}, {1, 2}, {0.5f, std::numeric_limits<float>::quiet_NaN()});
+  CHECK_THROWS_WITH(d.validate(), Contains("a non-finite feature value (nan)"));
+  d.features = SparseMatrix::from_triplets(5, 4, {0}, {1}, {std::numeric_limits<float>::infinity()});
+  CHECK_THROWS_AS(d.validate(), InputError);
 }

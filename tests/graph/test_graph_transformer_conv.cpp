@@ -118,7 +118,7 @@ TEST_CASE("graph_transformer layer equals TransformerConv computed edge by edge"
   }
 }
 
-TEST_CASE("graph_transformer: self-loops get zero edge features; missing features are an error", "[graph]") {
+TEST_CASE("graph_transformer: self-loops get zero edge features, and missing features are an error", "[graph]") {
   GraphContext g = context_with_edge_features(12, 30, 3);
   const GraphView& looped = g.looped();
   REQUIRE(looped.has_edge_features());

@@ -134,7 +134,7 @@ TEST_CASE("graphormer gradients on inputs and parameters, with dropout", "[graph
   CHECK(on_params.ok);
 }
 
-TEST_CASE("graphormer refuses large graphs and bad options; builds through the registry", "[graph]") {
+TEST_CASE("graphormer refuses large graphs and bad options, and builds through the registry", "[graph]") {
   const int64_t n = kGraphormerMaxNodes + 1;
   const GraphContext big = GraphContext::from_dataset(random_dataset(n, 10, 6));
   GraphormerConv layer(GraphormerOptions::from_json(config(3, 4, 2)));

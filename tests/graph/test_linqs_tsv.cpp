@@ -64,3 +64,12 @@ TEST_CASE("TSV triples load and report bad lines", "[graph][io]") {
   CHECK_THAT(error_of([&] { load_tsv_triples({write("c.tsv", "x\tr1\ty\nx r1 y\n")}); }),
              Contains("c.tsv:2: expected 'head<TAB>relation<TAB>tail'"));
 }
+
+TEST_CASE("an empty TSV triples file is refused, also beside a full one", "[graph][io]") {
+  // Issue #18: an empty triples file was accepted (a graph of nothing, exit 0).
+  const std::string empty = write("empty.tsv", "");
+  const std::string blank = write("blank.tsv", "\n\n");
+  CHECK(error_of([&] { load_tsv_triples({empty}); }) == empty + ": no triples (an empty file?)");
+  CHECK(error_of([&] { load_tsv_triples({write("full.tsv", "x\tr\ty\n"), blank}); }) ==
+        blank + ": no triples (an empty file?)");
+}

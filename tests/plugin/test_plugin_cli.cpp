@@ -75,7 +75,7 @@ TEST_CASE("a refused plugin stops the command with one line and exit code 2", "[
   CHECK_THAT(r.err, Catch::Matchers::StartsWith("attend: error: plugin '" + broken + "' was built as"));
 }
 
-TEST_CASE("node-classify trains with a plugin layer; its checkpoint needs the plugin", "[plugin]") {
+TEST_CASE("node-classify trains with a plugin layer, and its checkpoint needs the plugin", "[plugin]") {
   attend::testing::TempDir tmp;
   const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
   const std::string model = tmp.file("model.json"), ckpt = tmp.file("model.h5"), preds = tmp.file("pred.tsv");

@@ -6,6 +6,7 @@
 #include "attend/core/init.hpp"
 #include "attend/core/ops/layer_norm.hpp"
 #include "attend/core/parallel.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::bio::evoformer_detail {
 
@@ -82,7 +83,7 @@ Var heads_last(const Var& o) {
 
 void require_positive(const std::string& owner, const std::string& key, int64_t value) {
   if (value <= 0) {
-    throw InputError(owner + ": option '" + key + "' must be positive, got " + std::to_string(value));
+    throw InputError(owner + ": option " + quoted_input(key) + " must be positive, got " + std::to_string(value));
   }
 }
 

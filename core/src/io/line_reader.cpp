@@ -8,6 +8,8 @@
 #include <cstring>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend::io {
 
@@ -15,9 +17,11 @@ namespace attend::io {
 struct LineReader::Impl {
   gzFile file = nullptr;
   std::string buffer;
-  std::size_t pos = 0;
+  std::size_t pos = 0;      // where the next line starts in `buffer`
+  std::size_t scanned = 0;  // buffer[pos, scanned) is known to hold no '\n'
   bool eof = false;
 
+  // Appends the next chunk of the file; false at the end or on a read error (gzerror says).
   bool fill() {
     if (eof) return false;
     char chunk[1 << 16];
@@ -28,6 +32,7 @@ struct LineReader::Impl {
       return false;
     }
     buffer.erase(0, pos);
+    scanned -= pos;
     pos = 0;
     buffer.append(chunk, static_cast<std::size_t>(n));
     return true;
@@ -35,6 +40,7 @@ struct LineReader::Impl {
 };
 
 LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()), path_(path) {
+  require_input_file(path);
   impl_->file = gzopen(path.c_str(), "rb");
   if (impl_->file == nullptr) {
     throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
@@ -47,22 +53,32 @@ LineReader::~LineReader() {
 }
 
 bool LineReader::next(std::string& line) {
+  Impl& in = *impl_;
+  const auto too_long = [this] {
+    fail_at(line_number_ + 1, "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                  " MiB, the most attend reads (a binary file, or no line breaks?)");
+  };
   for (;;) {
-    const std::size_t nl = impl_->buffer.find('\n', impl_->pos);
+    // Only the bytes not yet looked at are searched: a long line costs its length, not its square.
+    const std::size_t nl = in.buffer.find('\n', in.scanned);
     if (nl != std::string::npos) {
-      line.assign(impl_->buffer, impl_->pos, nl - impl_->pos);
-      impl_->pos = nl + 1;
+      if (nl - in.pos > kMaxLineBytes) too_long();
+      line.assign(in.buffer, in.pos, nl - in.pos);
+      in.pos = in.scanned = nl + 1;
       break;
     }
-    if (!impl_->fill()) {
+    in.scanned = in.buffer.size();
+    if (in.scanned - in.pos > kMaxLineBytes) too_long();
+    if (!in.fill()) {
       int err = 0;
-      const char* message = gzerror(impl_->file, &err);
-      if (err != Z_OK && err != Z_BUF_ERROR) {
-        throw InputError(path_, line_number_ + 1, std::string("read error: ") + message);
-      }
-      if (impl_->pos >= impl_->buffer.size()) return false;
-      line.assign(impl_->buffer, impl_->pos, std::string::npos);  // last line, no newline
-      impl_->pos = impl_->buffer.size();
+      const char* message = gzerror(in.file, &err);
+      // zlib reports gzip data that stops before its end marker as Z_BUF_ERROR ("unexpected
+      // end of file"): what was decoded so far is not the whole file.
+      if (err == Z_BUF_ERROR) fail_at(line_number_ + 1, "the gzip data ends early (a truncated .gz file?)");
+      if (err != Z_OK) fail_at(line_number_ + 1, std::string("read error: ") + message);
+      if (in.pos >= in.buffer.size()) return false;
+      line.assign(in.buffer, in.pos, std::string::npos);  // last line, no newline
+      in.pos = in.scanned = in.buffer.size();
       break;
     }
   }
@@ -75,13 +91,15 @@ bool LineReader::next(std::string& line) {
   return true;
 }
 
-void LineReader::fail(const std::string& what) const { throw InputError(path_, line_number_, what); }
+void LineReader::fail(const std::string& what) const { fail_at(line_number_, what); }
+
+void LineReader::fail_at(std::size_t line, const std::string& what) const { throw InputError(path_, line, what); }
 
 int64_t LineReader::parse_int(const std::string& token, const char* what) const {
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (ec != std::errc() || end != token.data() + token.size() || token.empty()) {
-    fail(std::string("expected ") + what + " (an integer), got '" + token + "'");
+    fail(std::string("expected ") + what + " (an integer), got " + quoted_input(token));
   }
   return value;
 }
@@ -91,7 +109,7 @@ float LineReader::parse_float(const std::string& token, const char* what) const 
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (ec != std::errc() || end != token.data() + token.size() || token.empty() ||
       !std::isfinite(value)) {
-    fail(std::string("expected ") + what + " (a finite number), got '" + token + "'");
+    fail(std::string("expected ") + what + " (a finite number), got " + quoted_input(token));
   }
   return value;
 }

@@ -29,7 +29,9 @@ ContactMap contacts_from_points(const std::vector<std::optional<Point3>>& points
 /// `query` (letters, gaps allowed) with map_structure_to_query; each position takes the
 /// residue's C-beta (C-alpha for glycine). Unmapped positions are not evaluable. Throws
 /// attend::InputError when no aligned residue is identical to the query's (the wrong
-/// structure); `mapping`, when given, receives the alignment (to judge a weak match).
+/// structure) and when fewer than two aligned residues have a C-alpha or C-beta (no pair
+/// could be evaluated: a table of zeros would follow); `mapping`, when given, receives the
+/// alignment (to judge a weak match or missing coordinates).
 ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& query,
                              const std::string& chain = "", double cutoff = kContactCutoff,
                              StructureMapping* mapping = nullptr);

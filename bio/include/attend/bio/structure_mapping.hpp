@@ -18,6 +18,9 @@ struct StructureMapping {
   int64_t identical = 0;
   /// Residues of the structure (aligned or not).
   int64_t structure_residues = 0;
+  /// Aligned query positions whose residue has coordinates (a C-alpha or a C-beta); set by
+  /// contacts_from_pdb, 0 otherwise.
+  int64_t with_coordinates = 0;
 };
 
 /// Needleman-Wunsch global alignment of `structure` (one-letter, e.g. PdbChain::sequence)

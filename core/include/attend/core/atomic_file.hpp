@@ -48,4 +48,8 @@ class AtomicOutput {
   bool committed_ = false;
 };
 
+/// Write `content` to `path` through an AtomicOutput (a reader sees the old file or all of
+/// the new one). Throws InputError when the directory is missing or the write fails.
+void write_file_atomically(const std::string& path, const std::string& content);
+
 }  // namespace attend

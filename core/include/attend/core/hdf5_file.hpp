@@ -78,8 +78,12 @@ class Hdf5File {
   /// With `compress`, datasets above a few KB are chunked along the leading axis and
   /// compressed with shuffle + gzip level 4.
   void write_tensor(const std::string& dataset_path, const Tensor& tensor, bool compress = true);
-  /// Read a floating-point dataset (float64 is converted to float32) as a tensor.
+  /// Read a floating-point dataset (float64 is converted to float32) as a tensor. A NaN or
+  /// infinite value is an InputError: attend writes none, so one is a damaged file.
   Tensor read_tensor(const std::string& dataset_path) const;
+  /// As read_tensor, and the dataset must have `expected` shape, where -1 stands for any size
+  /// on that axis (`{L, L}`, `{-1}` for any vector); another shape is an InputError naming both.
+  Tensor read_tensor(const std::string& dataset_path, const Shape& expected) const;
 
   /// Write an int64 dataset of `shape` (product must equal values.size()); `{}` as the shape
   /// means one dimension of values.size(). Chunking and compression as for tensors.
@@ -119,9 +123,10 @@ class Hdf5File {
   std::string get_attr_string(const std::string& object_path, const std::string& name) const;
   /// Read a scalar integer attribute.
   int64_t get_attr_int64(const std::string& object_path, const std::string& name) const;
-  /// Read a scalar integer or floating-point attribute as double.
+  /// Read a scalar integer or floating-point attribute as double; NaN or infinity is an
+  /// InputError, as in datasets.
   double get_attr_double(const std::string& object_path, const std::string& name) const;
-  /// Read a floating-point attribute of any shape, flattened, as float32.
+  /// Read a floating-point attribute of any shape, flattened, as float32 (finite values only).
   std::vector<float> get_attr_floats(const std::string& object_path, const std::string& name) const;
 
   /// HDF5 objects (groups, datasets, types, attributes) still open in this file. Always 0

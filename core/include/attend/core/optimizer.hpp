@@ -41,8 +41,9 @@ class Optimizer {
   /// The state: `step` (shape [1], the number of steps taken) and flat per-value buffers
   /// ([arena size], or [0] before the first step).
   virtual OptimizerState state() const = 0;
-  /// Restore a state saved by `state()` of an optimizer of the same type; throws attend::Error
-  /// naming the entry when one is missing, unknown, or of the wrong size.
+  /// Restore a state saved by `state()` of an optimizer of the same type; throws
+  /// attend::InputError (the state comes from a checkpoint file) naming the entry when one is
+  /// missing, unknown, or of the wrong size.
   virtual void load_state(const OptimizerState& state) = 0;
 
   /// Learning rate (schedules change it between steps).

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
 
 namespace attend {
 
@@ -32,23 +33,23 @@ T option_or(const Json& config, const std::string& key, T fallback, const std::s
   const Json& value = config.at(key);
   try {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      if (!value.is_number_integer()) throw InputError(owner + ": option '" + key +
-                                                       "' must be a whole number, got " +
-                                                       value.dump());
+      if (!value.is_number_integer()) throw InputError(owner + ": option " + quoted_input(key) +
+                                                       " must be a whole number, got " +
+                                                       quoted_input(value.dump()));
       if constexpr (std::is_signed_v<T>) {
         const bool beyond = value.is_number_unsigned()
                                 ? value.get<uint64_t>() > static_cast<uint64_t>(kMaxWholeOption)
                                 : value.get<int64_t>() < -kMaxWholeOption || value.get<int64_t>() > kMaxWholeOption;
         if (beyond) {
-          throw InputError(owner + ": option '" + key + "' must be within +-" + std::to_string(kMaxWholeOption) +
-                           ", got " + value.dump());
+          throw InputError(owner + ": option " + quoted_input(key) + " must be within +-" + std::to_string(kMaxWholeOption) +
+                           ", got " + quoted_input(value.dump()));
         }
       }
     }
     return value.get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw InputError(owner + ": option '" + key + "' has the wrong type (" +
-                     value.dump() + ")");
+    throw InputError(owner + ": option " + quoted_input(key) + " has the wrong type (" +
+                     quoted_input(value.dump()) + ")");
   }
 }
 
@@ -56,7 +57,7 @@ T option_or(const Json& config, const std::string& key, T fallback, const std::s
 template <class T>
 T option_required(const Json& config, const std::string& key, const std::string& owner) {
   if (!config.is_object() || !config.contains(key)) {
-    throw InputError(owner + ": missing required option '" + key + "'");
+    throw InputError(owner + ": missing required option " + quoted_input(key));
   }
   return option_or<T>(config, key, T{}, owner);
 }

@@ -102,7 +102,8 @@ class Trainer {
                   const std::function<EvalMetrics()>& evaluate);
 
   const TrainerState& state() const { return state_; }
-  /// Continue from a saved state; its best parameters must fit the arena.
+  /// Continue from a saved state; a negative epoch, a best epoch not before it or best
+  /// parameters that do not fit the arena are an InputError (the state comes from a file).
   void load_state(TrainerState state);
 
  private:

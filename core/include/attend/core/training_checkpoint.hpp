@@ -26,8 +26,15 @@ std::unique_ptr<Module> module_from_checkpoint(const CheckpointData& data, const
 /// Copy the checkpoint's parameters into `arena` by name; every name and shape must match.
 void load_parameters(const CheckpointData& data, ParameterArena& arena);
 
-/// The trainer's progress as saved in a checkpoint, and back.
+/// The trainer's progress as saved in a checkpoint, and back. A state that contradicts the
+/// checkpoint (an epoch other than the file's `/trainer` epoch) is an InputError.
 Json trainer_state_to_json(const TrainerState& state);
 TrainerState trainer_state_from_checkpoint(const CheckpointData& data);
+
+/// Continue a run from `data`: its parameters into `arena`, its optimizer state into
+/// `optimizer` (one value per arena value in every buffer) and its progress into `trainer`.
+/// Whatever does not fit this model and optimizer (a checkpoint of another run, or a damaged
+/// one) is an InputError, found before the first step.
+void resume_from_checkpoint(const CheckpointData& data, ParameterArena& arena, Optimizer& optimizer, Trainer& trainer);
 
 }  // namespace attend

@@ -74,6 +74,12 @@ class GraphContext {
   std::shared_ptr<const RelationalIndex> relational_index(bool self_loops, int64_t num_relations,
                                                           bool for_attention) const;
 
+  /// The adjacency matrix of `view(self_loops)` as a constant sparse matrix [N, N]: entry
+  /// (i, j) = 1 for the edge j -> i, or, with `normalize`, 1 / sqrt(d_i d_j) where d is the
+  /// in-degree in that view (the symmetric normalisation of Kipf & Welling 2017; 0 where a
+  /// degree is 0). Built on first use and cached; safe to call from several threads.
+  std::shared_ptr<const SparseMatrix> adjacency(bool self_loops, bool normalize) const;
+
   /// BFS shortest-path distances [N * N] of the plain view taken as undirected, capped at
   /// `max_distance + 1` (also for unreachable pairs); see graph::shortest_path_distances.
   /// Computed on first use per cap and cached; safe to call from several threads.

@@ -29,8 +29,9 @@ struct NodeDataset {
   int64_t num_relations() const { return static_cast<int64_t>(relation_names.size()); }
   /// The name of node `i` (its id as text when no names were given).
   std::string node_name(int64_t i) const;
-  /// Check consistency (sizes, id ranges, labelled and disjoint splits); throws
-  /// attend::InputError, whose message the readers prefix with the file they read.
+  /// Check consistency (finite feature values, sizes, id ranges,
+  /// labelled and disjoint splits); throws attend::InputError, whose message the readers
+  /// prefix with the file they read.
   void validate() const;
 };
 
@@ -42,5 +43,12 @@ struct NodeDataset {
 /// Throws attend::InputError when `d` already has a validation split, `fraction` is not in
 /// (0, 1), or there are fewer than two training nodes.
 void hold_out_validation(NodeDataset& d, double fraction, uint64_t seed);
+
+/// Split the labelled nodes at random into train, validation and test (the 80 / 10 / 10 of
+/// the GNNExplainer benchmarks): a Fisher-Yates shuffle seeded with `seed` (attend::Rng),
+/// the first round(train_fraction * n) nodes to `train`, the next round(val_fraction * n) to
+/// `val`, the rest to `test`, each sorted; existing splits are replaced. Throws
+/// attend::InputError unless the fractions are >= 0 with a sum of at most 1.
+void split_at_random(NodeDataset& d, double train_fraction, double val_fraction, uint64_t seed);
 
 }  // namespace attend::graph

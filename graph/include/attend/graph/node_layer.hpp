@@ -1,6 +1,6 @@
 #pragma once
 /// NodeLayer: the interface of every layer that maps node features over a graph
-/// (gat, gatv2, rgat, rgcn, graph_transformer, graphormer, and plugin layers).
+/// (gat, gatv2, gcn, rgat, rgcn, graph_transformer, graphormer, and plugin layers).
 
 #include <cstdint>
 

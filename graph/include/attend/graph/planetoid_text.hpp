@@ -7,6 +7,7 @@
 /// This is how attend ships the Planetoid splits of Cora, CiteSeer and PubMed.
 
 #include <string>
+#include <vector>
 
 #include "attend/graph/node_dataset.hpp"
 
@@ -14,5 +15,11 @@ namespace attend::graph {
 
 /// Read the folder `dir`; malformed input throws attend::InputError with file and line.
 NodeDataset load_planetoid_text(const std::string& dir);
+
+/// Write `dataset` into the existing folder `dir` in this layout, each file atomically; the
+/// reader gives it back (values printed with 9 significant digits, exact for float32).
+/// Returns the paths written. Throws attend::Error for a directed or typed dataset, which
+/// the layout cannot hold.
+std::vector<std::string> save_planetoid_text(const std::string& dir, const NodeDataset& dataset);
 
 }  // namespace attend::graph

@@ -1,7 +1,9 @@
 #pragma once
 /// LineReader: reads a text file line by line, gzip-compressed or not (detected from the
 /// file's magic bytes), and knows the current line number so every parse error can name the
-/// file and the line.
+/// file and the line. Reading is linear in the file's size (each byte is looked at once) and a
+/// line is at most kMaxLineBytes long, so no input (/dev/zero, a gzip bomb of one endless
+/// line) can make it hang or take the machine's memory.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,12 @@
 
 namespace attend::io {
 
+/// The longest line any reader accepts, 16 MiB: 16 times the longest line a format attend
+/// reads can legitimately hold (a .mat row of 40000 scores is about 0.5 MB, a sequence of
+/// 65535 columns with its A3M insertions about 1 MB; the shipped data's longest is 4.6 KB).
+/// A longer line is a binary or damaged file, or one without line breaks.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
+
 class LineReader {
  public:
   /// Opens `path`; throws attend::InputError when it cannot be read.
@@ -19,8 +27,10 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  /// The next line without its end-of-line characters (`\n`, `\r\n`); false at the end. A line
-  /// with a NUL byte throws attend::InputError (file, line, column): no text format has one.
+  /// The next line without its end-of-line characters (`\n`, `\r\n`); false at the end.
+  /// Throws attend::InputError (file, line) for a line with a NUL byte (no text format has
+  /// one; the column is named), a line longer than kMaxLineBytes, a read error, and gzip data
+  /// that ends before its end-of-stream marker (a truncated .gz file is not read as complete).
   bool next(std::string& line);
   /// 1-based number of the line last returned by `next` (0 before the first).
   std::size_t line_number() const { return line_number_; }
@@ -32,6 +42,8 @@ class LineReader {
   float parse_float(const std::string& token, const char* what) const;
 
  private:
+  [[noreturn]] void fail_at(std::size_t line, const std::string& what) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;

@@ -1,0 +1,77 @@
+// `attend generate BENCHMARK --seed S --out DIR` run in process.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attend/graph/load_dataset.hpp"
+#include "attend/graph/motif_ground_truth.hpp"
+#include "run_attend.hpp"
+#include "temp_dir.hpp"
+
+using namespace attend;
+
+namespace {
+using Result = attend::testing::CliResult;
+Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
+}  // namespace
+
+TEST_CASE("generate writes a dataset folder that node-classify trains on, and its ground truth", "[apps]") {
+  testing::TempDir tmp;
+  const std::string dir = tmp.file("shapes");
+  const Result r = run({"generate", "ba-shapes", "--seed", "3", "--out", dir});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "wrote " + dir + ": ba-shapes, 700 nodes, 2105 undirected edges (480 in motifs), 1 feature, 4 classes, "
+                                  "split 560/70/70\n");
+  CHECK(r.err.find("generate ba-shapes (seed 3)") != std::string::npos);
+  CHECK(graph::load_motif_ground_truth(dir, 700).num_edges() == 480);
+  const Result train = run({"node-classify", "train", "--data", dir, "--model", "ba-shapes", "--epochs", "5", "--quiet"});
+  INFO(train.err);
+  CHECK(train.code == 0);
+  CHECK(train.out.find("dataset shapes: 700 nodes") != std::string::npos);
+}
+
+TEST_CASE("generate gives the same files for a seed and others for another seed", "[apps]") {
+  testing::TempDir tmp;
+  auto files_of = [&](const std::string& seed, const std::string& name) {
+    const Result r = run({"generate", "tree-grid", "--seed", seed, "--out", tmp.file(name), "--quiet"});
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    std::string all;
+    for (const char* f : {"edges.txt", "labels.txt", "split_train.txt", "motif_edges.txt", "motif_nodes.txt"}) {
+      all += testing::read_text_file(tmp.file(name + "/" + f));
+    }
+    return all;
+  };
+  const std::string first = files_of("5", "a");
+  CHECK(files_of("5", "b") == first);
+  CHECK(files_of("6", "c") != first);
+}
+
+TEST_CASE("generate refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
+  testing::TempDir tmp;
+  testing::write_text_file(tmp.file("taken"), "a file, not a folder\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"generate", "ba-houses", "--out", tmp.file("x")}, "ba-houses not in {ba-shapes,ba-community,tree-cycles,tree-grid}"},
+      {{"generate", "ba-shapes", "--out", tmp.file("missing/x")}, "directory '" + tmp.file("missing") + "' does not exist"},
+      {{"generate", "ba-shapes", "--out", tmp.file("taken")}, "exists and is not a folder"},
+      {{"generate", "ba-shapes", "--out", tmp.file("x"), "--noise", "2"}, "--noise"},
+      {{"generate", "ba-shapes"}, "--out is required"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(tmp.entries() == std::vector<std::string>{"taken"});
+  const Result help = run({"generate", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("ba-shapes, ba-community, tree-cycles or tree-grid") != std::string::npos);
+}

@@ -1,0 +1,25 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "attend/core/quoted_input.hpp"
+
+using namespace attend;
+
+TEST_CASE("quoted keeps short text and cuts long text to a prefix with its size", "[core]") {
+  CHECK(quoted_input("gat") == "'gat'");
+  CHECK(quoted_input("") == "''");
+  CHECK(quoted_input("a\tb\nc") == "'a?b?c'");  // one line, whatever the text holds
+  const std::string name(5'000'000, 'n');
+  const std::string q = quoted_input(name);
+  CHECK(q == "'" + std::string(kMaxQuotedChars, 'n') + "...' (5000000 bytes)");
+  // A cut never splits a UTF-8 character: "é" is two bytes, the 80th and 81st here.
+  const std::string accents = std::string(kMaxQuotedChars - 1, 'a') + "\xC3\xA9" + "tail";
+  CHECK(quoted_input(accents) == "'" + std::string(kMaxQuotedChars - 1, 'a') + "...' (" + std::to_string(accents.size()) + " bytes)");
+}
+
+TEST_CASE("shortened cuts text that is not ours to quote (a path, a parser's message)", "[core]") {
+  CHECK(shortened("no such file", 400) == "no such file");
+  CHECK(shortened(std::string(1000, 'p'), 10) == "pppppppppp... (1000 bytes)");
+  CHECK(shortened("two\nlines", 400) == "two?lines");
+}

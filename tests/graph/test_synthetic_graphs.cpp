@@ -1,0 +1,129 @@
+// The building blocks of the GNNExplainer benchmarks: Barabasi-Albert graph, balanced tree,
+// motifs, planting and noise.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "attend/core/error.hpp"
+#include "attend/graph/balanced_tree.hpp"
+#include "attend/graph/barabasi_albert_graph.hpp"
+#include "attend/graph/graph_algorithms.hpp"
+#include "attend/graph/motif_graph.hpp"
+#include "attend/graph/network_motif.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+
+namespace {
+
+std::vector<int64_t> degrees(int64_t n, const std::vector<int64_t>& src, const std::vector<int64_t>& dst) {
+  std::vector<int64_t> d(n, 0);
+  for (std::size_t e = 0; e < src.size(); ++e) {
+    ++d[src[e]];
+    ++d[dst[e]];
+  }
+  return d;
+}
+
+// Every undirected pair once, no self-loop.
+bool simple(const std::vector<int64_t>& src, const std::vector<int64_t>& dst) {
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (std::size_t e = 0; e < src.size(); ++e) {
+    if (src[e] == dst[e] || !seen.insert(std::minmax(src[e], dst[e])).second) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("barabasi_albert_graph grows m (n - m) simple edges, deterministic for a seed", "[graph]") {
+  Rng rng(1);
+  const EdgeList g = barabasi_albert_graph(300, 5, rng);
+  CHECK(g.num_nodes == 300);
+  CHECK(g.size() == 5 * (300 - 5));
+  CHECK(simple(g.src, g.dst));
+  const std::vector<int64_t> d = degrees(300, g.src, g.dst);
+  CHECK(*std::min_element(d.begin() + 6, d.end()) >= 5);  // every node after the star brings 5 edges
+  CHECK(*std::max_element(d.begin(), d.end()) > 30);      // preferential attachment makes hubs
+  int64_t components = 0;
+  connected_components(g, &components);
+  CHECK(components == 1);
+  Rng same(1), other(2);
+  const EdgeList again = barabasi_albert_graph(300, 5, same);
+  CHECK(again.src == g.src);
+  CHECK(again.dst == g.dst);
+  CHECK(barabasi_albert_graph(300, 5, other).dst != g.dst);
+  Rng any(0);
+  CHECK_THROWS_AS(barabasi_albert_graph(5, 5, any), Error);
+}
+
+TEST_CASE("balanced_tree numbers nodes breadth first", "[graph]") {
+  const EdgeList t = balanced_tree(2, 8);
+  CHECK(t.num_nodes == 511);
+  CHECK(t.size() == 510);
+  for (int64_t e = 0; e < t.size(); ++e) CHECK(t.src[e] == (t.dst[e] - 1) / 2);
+  const std::vector<int64_t> d = degrees(511, t.src, t.dst);
+  CHECK(d[0] == 2);
+  CHECK(std::count(d.begin(), d.end(), 3) == 254);  // internal nodes
+  CHECK(std::count(d.begin(), d.end(), 1) == 256);  // leaves
+  CHECK(balanced_tree(3, 2).num_nodes == 13);
+  CHECK_THROWS_AS(balanced_tree(1, 3), Error);
+}
+
+TEST_CASE("house, cycle and grid motifs have their shapes and roles", "[graph]") {
+  const NetworkMotif house = house_motif();
+  CHECK(house.num_nodes == 5);
+  CHECK(house.edges.size() == 6);
+  CHECK(house.roles == std::vector<int64_t>{0, 0, 1, 1, 2});
+  CHECK(house.num_roles() == 3);
+  std::vector<int64_t> s, t;
+  for (const auto& [u, v] : house.edges) {
+    s.push_back(u);
+    t.push_back(v);
+  }
+  CHECK(simple(s, t));
+  CHECK(degrees(5, s, t) == std::vector<int64_t>{3, 3, 2, 2, 2});  // the roof sits on 0-1
+  const NetworkMotif cycle = cycle_motif(6);
+  CHECK(cycle.edges.size() == 6);
+  CHECK(cycle.num_roles() == 1);
+  const NetworkMotif grid = grid_motif(3);
+  CHECK(grid.num_nodes == 9);
+  CHECK(grid.edges.size() == 12);
+  s.clear();
+  t.clear();
+  for (const auto& [u, v] : grid.edges) {
+    s.push_back(u);
+    t.push_back(v);
+  }
+  CHECK(degrees(9, s, t) == std::vector<int64_t>{2, 3, 2, 3, 4, 3, 2, 3, 2});
+  CHECK_THROWS_AS(cycle_motif(2), Error);
+}
+
+TEST_CASE("attach_motifs plants copies on distinct base nodes, add_noise_edges adds new pairs", "[graph]") {
+  Rng rng(3);
+  MotifGraph g = MotifGraph::from_base(balanced_tree(2, 4));  // 31 nodes
+  attach_motifs(g, house_motif(), 31, 31, rng);                // every base node gets one
+  CHECK(g.num_nodes == 31 + 31 * 5);
+  CHECK(g.num_motifs == 31);
+  CHECK(std::count(g.is_motif_edge.begin(), g.is_motif_edge.end(), true) == 31 * 6);
+  std::set<int64_t> anchors_on;
+  for (int64_t e = 0; e < g.num_edges(); ++e) {
+    const bool joins = g.motif[g.src[e]] >= 0 && g.motif[g.dst[e]] < 0;
+    if (!joins) continue;
+    CHECK_FALSE(g.is_motif_edge[e]);
+    CHECK((g.src[e] - 31) % 5 == 0);  // from the anchor, node 0 of the copy
+    anchors_on.insert(g.dst[e]);
+  }
+  CHECK(anchors_on.size() == 31);
+  for (int64_t i = 31; i < g.num_nodes; ++i) {
+    CHECK(g.motif[i] == (i - 31) / 5);
+    CHECK(g.label[i] == 1 + house_motif().roles[(i - 31) % 5]);
+  }
+  const int64_t before = g.num_edges();
+  add_noise_edges(g, 40, rng);
+  CHECK(g.num_edges() == before + 40);
+  CHECK(simple(g.src, g.dst));
+  CHECK_THROWS_AS(attach_motifs(g, house_motif(), 32, 31, rng), Error);
+}
