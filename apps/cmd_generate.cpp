@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "attend/core/output_transaction.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "attend/graph/explainer_benchmark.hpp"
 #include "commands.hpp"
@@ -64,7 +65,9 @@ Command add_generate_command(CLI::App& parent, Context& context) {
     if (!a->quiet) context.err << "generate " << a->benchmark << " (seed " << a->options.seed << "): building the graph\n";
     const graph::ExplainerBenchmark b = graph::make_explainer_benchmark(a->benchmark, a->options);
     if (!a->quiet) context.err << "generate " << a->benchmark << ": writing " << a->out << "\n";
+    OutputTransaction outputs;  // the folder's files appear together
     graph::save_explainer_benchmark(a->out, b);
+    outputs.commit();
     const graph::NodeDataset& d = b.dataset;
     context.out << "wrote " << a->out << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
                 << " undirected edges (" << b.truth.num_edges() << " in motifs), " << d.num_features()
