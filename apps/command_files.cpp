@@ -1,10 +1,28 @@
 #include "command_files.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "attend/core/output_path.hpp"
 
 namespace attend::cli {
+
+namespace {
+
+// Whether `path` names an existing file inside the folder `folder`, at any depth (symbolic
+// links resolved): a file of a dataset folder is an input even when the command line names
+// only the folder.
+bool inside_folder(const std::string& path, const std::string& folder) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error) || !std::filesystem::exists(path, error)) return false;
+  const std::filesystem::path root = std::filesystem::canonical(folder, error);
+  if (error) return false;
+  const std::filesystem::path file = std::filesystem::canonical(path, error);
+  if (error) return false;
+  return std::mismatch(root.begin(), root.end(), file.begin(), file.end()).first == root.end();
+}
+
+}  // namespace
 
 std::shared_ptr<CommandFiles> CommandFiles::of(CLI::App* command) {
   auto files = std::make_shared<CommandFiles>();
@@ -44,6 +62,10 @@ void CommandFiles::check() const {
           if (std::filesystem::exists(read, error) && same_file(path, read)) {
             throw CLI::ValidationError(name, what + ": it is the input " + input->get_name() + " " + read +
                                                  " (an output may not replace an input)");
+          }
+          if (inside_folder(path, read)) {
+            throw CLI::ValidationError(name, what + ": it is a file of the input folder " + input->get_name() +
+                                                 " " + read + " (an output may not replace an input)");
           }
         }
       }

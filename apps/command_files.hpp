@@ -6,7 +6,8 @@
 ///   * names a directory, an existing file that is not a regular file (a device, fifo or
 ///     socket), or lies in a directory that does not exist (output_path.hpp);
 ///   * names the same file as an existing input of the command (the same inode: symbolic and
-///     hard links count), which writing would destroy;
+///     hard links count), or an existing file inside an input folder, which writing would
+///     destroy;
 ///   * names the same file as another output of the command (the same inode, or the same
 ///     resolved path for files that do not exist yet), which one write would overwrite.
 /// A prefix option (`contacts predict --out PREFIX`) is checked for each file PREFIX + suffix.

@@ -102,12 +102,20 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
   fs::create_directory(tmp.path() / "folder");
   REQUIRE(::mkfifo(tmp.file("fifo").c_str(), 0600) == 0);
   fs::create_symlink(aln, tmp.file("link.aln"));
+  std::string data_file;  // a file the dataset folder holds
+  for (const auto& entry : fs::directory_iterator(data))
+    if (entry.is_regular_file()) data_file = entry.path().string();
+  REQUIRE(!data_file.empty());
   struct Case {
     std::vector<std::string> args;
     std::string message;
   };
   const std::vector<Case> cases = {
       {{"convert", "--msa", aln, "--to", aln}, "--to: cannot write " + aln + ": it is the input --msa"},
+      {{"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", data_file},
+       "it is a file of the input folder --data " + data},
+      {{"node-classify", "train", "--data", data, "--json", tmp.file("graph/../graph/") + fs::path(data_file).filename().string()},
+       "it is a file of the input folder --data"},
       {{"convert", "--msa", aln, "--to", tmp.file("link.aln")}, "it is the input --msa " + aln},
       {{"convert", "--msa", aln, "--to", tmp.file("graph/../a.aln")}, "it is the input --msa"},
       {{"convert", "--graph", data, "--to", data}, "it is a directory"},
@@ -144,6 +152,7 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
   }
   CHECK(files_in(tmp.path()) == before);
   CHECK(read_text_file(ckpt) == "input\n");
+  CHECK(!read_text_file(data_file).empty());
   CHECK(fs::is_fifo(tmp.file("fifo")));
 }
 
