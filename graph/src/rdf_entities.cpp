@@ -87,10 +87,10 @@ NodeDataset load_rdf_entities(const RdfEntityFiles& files) {
   auto assign = [&](const std::vector<LabelRow>& rows, const std::string& path, std::vector<int64_t>& split) {
     for (const auto& r : rows) {
       auto it = node_id.find(r.entity);
-      if (it == node_id.end()) throw InputError(path, r.line, "entity " + r.entity + " does not occur in the graph");
+      if (it == node_id.end()) throw InputError(path, r.line, "entity " + quoted_input(r.entity) + " does not occur in the graph");
       const int64_t y = std::lower_bound(d.class_names.begin(), d.class_names.end(), r.label) - d.class_names.begin();
       int64_t& label = d.labels[static_cast<std::size_t>(it->second)];
-      if (label >= 0) throw InputError(path, r.line, "entity " + r.entity + " is labelled twice");
+      if (label >= 0) throw InputError(path, r.line, "entity " + quoted_input(r.entity) + " is labelled twice");
       label = y;
       split.push_back(it->second);
     }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "attend/core/error.hpp"
 #include "attend/core/quoted_input.hpp"
 
 using namespace attend;
@@ -22,4 +23,17 @@ TEST_CASE("shortened cuts text that is not ours to quote (a path, a parser's mes
   CHECK(shortened("no such file", 400) == "no such file");
   CHECK(shortened(std::string(1000, 'p'), 10) == "pppppppppp... (1000 bytes)");
   CHECK(shortened("two\nlines", 400) == "two?lines");
+}
+
+TEST_CASE("an input error whose site forgot to quote its user text still prints one short line", "[core]") {
+  const std::string entity(70'000, 'A');  // an RDF entity as long as the one the fuzzer found
+  const std::string located = InputError("testSet.tsv", 2, "entity " + entity + " is unknown").what();
+  CHECK(located.size() < 6100);
+  CHECK(located.rfind("testSet.tsv:2: entity AAA", 0) == 0);
+  const std::string full = "testSet.tsv:2: entity " + entity + " is unknown";
+  CHECK(located.find("(" + std::to_string(full.size()) + " bytes)") != std::string::npos);
+  const std::string bare = InputError("line\n" + entity).what();
+  CHECK(bare.size() < 6100);
+  CHECK(bare.find('\n') == std::string::npos);
+  CHECK(std::string(InputError("short\nmessage").what()) == "short\nmessage");  // short ones untouched
 }
