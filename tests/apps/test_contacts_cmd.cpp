@@ -23,16 +23,12 @@
 using namespace attend;
 namespace fs = std::filesystem;
 
+using attend::testing::files_in;
+
 namespace {
 using Result = attend::testing::CliResult;
 
 Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
-
-std::set<std::string> files_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  return names;
-}
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);

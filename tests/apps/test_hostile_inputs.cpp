@@ -22,15 +22,11 @@
 using namespace attend;
 namespace fs = std::filesystem;
 
+using attend::testing::files_in;
+
 namespace {
 
 using Result = attend::testing::CliResult;
-
-std::set<std::string> files_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  return names;
-}
 
 // `n` sequences over `length` random columns (PSICOV format).
 std::string write_alignment(const fs::path& path, int n, int length) {

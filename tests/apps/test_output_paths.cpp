@@ -32,17 +32,13 @@ using attend::testing::read_text_file;
 using attend::testing::TempDir;
 namespace fs = std::filesystem;
 
+using attend::testing::files_in;
+
 namespace {
 
 using Result = attend::testing::CliResult;
 
 Result run(std::vector<std::string> args) { return attend::testing::run_attend(std::move(args)); }
-
-std::set<std::string> files_in(const fs::path& dir) {
-  std::set<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
-  return names;
-}
 
 // 40 random sequences over `length` columns (PSICOV format); column 0 and the last agree.
 std::string write_alignment(const fs::path& path, int length, uint64_t seed) {
