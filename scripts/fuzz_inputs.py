@@ -438,9 +438,11 @@ def verdict(rc, err, out_dir, names):
             line = next(l for l in err.splitlines() if mark in l)
             frame = next((l.strip() for l in err.splitlines()
                           if re.match(r"\s*#\d+ .* in attend::", l)), "")
-            # a report whose first frame outside the sanitizer runtime is in libhdf5
+            # a report whose first frame outside the sanitizer runtime and libc (a memmove
+            # called by libhdf5) is in libhdf5
             first = next((l for l in err.splitlines() if re.match(r"\s*#\d+ ", l)
-                          and "libsanitizer" not in l and "__interceptor" not in l), "")
+                          and "libsanitizer" not in l and "__interceptor" not in l
+                          and "sysdeps/" not in l and "libc.so" not in l), "")
             where = "sanitizer-in-libhdf5" if "libhdf5" in first else "sanitizer"
             return where, f"{line.strip()} | {frame}"
     if rc == "timeout":
