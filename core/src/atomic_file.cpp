@@ -16,8 +16,12 @@
 #include "attend/core/error.hpp"
 #include "attend/core/output_path.hpp"
 #include "attend/core/output_transaction.hpp"
+#include "file_sync.hpp"
 
 namespace attend {
+
+using detail::parent_directory;
+using detail::sync_path;
 
 namespace {
 
@@ -27,11 +31,6 @@ std::atomic<uint64_t> g_temp_counter{0};
 
 // The longest file name (NAME_MAX of Linux file systems).
 constexpr std::size_t kMaxNameBytes = 255;
-
-std::string parent_directory(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  return parent.empty() ? std::string(".") : parent.string();
-}
 
 std::string host_name() {
   char name[256] = {};
@@ -79,17 +78,6 @@ void remove_stale_temp_files(const std::string& directory) {
   }
 }
 
-// Flush a file or directory to disk. File systems that cannot (EINVAL: pipes, some network
-// and special file systems) are not an error: there is nothing more we could do.
-bool sync_path(const std::string& path, int flags) {
-  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0 || errno == EINVAL || errno == EROFS;
-  const int saved_errno = errno;
-  ::close(fd);
-  errno = saved_errno;
-  return ok;
-}
 
 }  // namespace
 

@@ -45,7 +45,8 @@ void keep_freed_memory() {
 namespace detail {
 
 void* allocate_storage(std::size_t bytes) {
-  require_memory(static_cast<double>(bytes), "a tensor");
+  // Checked only when over the budget: no message is built on the hot path.
+  if (bytes > memory_budget_bytes()) require_memory(static_cast<double>(bytes), "a tensor");
   if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
     LargeBlockCache& c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);

@@ -12,17 +12,13 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/output_path.hpp"
+#include "file_sync.hpp"
 
 namespace attend {
 
 namespace {
 
 thread_local OutputTransaction* g_open_transaction = nullptr;
-
-std::string parent_directory(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  return parent.empty() ? std::string(".") : parent.string();
-}
 
 // Exclusive flock on each of a set of directories, released when destroyed. The directories
 // are locked in the order of their resolved paths, so two processes never wait on each other
@@ -57,12 +53,6 @@ class DirectoryLocks {
   std::vector<int> fds_;
 };
 
-void sync_directory(const std::string& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);  // the renames are done; a failure to make them durable cannot undo them
-  ::close(fd);
-}
 
 }  // namespace
 
@@ -91,7 +81,7 @@ void OutputTransaction::adopt(const std::string& temp_path, const std::string& d
 
 void OutputTransaction::commit() {
   std::vector<std::string> directories;
-  for (const File& f : files_) directories.push_back(parent_directory(f.destination));
+  for (const File& f : files_) directories.push_back(detail::parent_directory(f.destination));
   {
     const DirectoryLocks locks(directories);
     for (const File& f : files_) {
@@ -108,7 +98,8 @@ void OutputTransaction::commit() {
   }
   std::sort(directories.begin(), directories.end());
   directories.erase(std::unique(directories.begin(), directories.end()), directories.end());
-  for (const std::string& d : directories) sync_directory(d);
+  // The renames are done; a failure to make them durable cannot undo them, so it is not reported.
+  for (const std::string& d : directories) detail::sync_path(d, O_RDONLY | O_DIRECTORY);
 }
 
 }  // namespace attend
