@@ -11,6 +11,7 @@
 #include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "grad_check.hpp"
+#include "model_gradients.hpp"
 #include "random_graphs.hpp"
 
 using namespace attend;
@@ -214,18 +215,9 @@ TEST_CASE("a GAT model's training step is bit-identical for 1 and 2 threads", "[
   const GraphContext g = GraphContext::from_dataset(random_dataset(3000, 12000, 8));
   const Tensor x = random_tensor({3000, 64}, 9);
   const Tensor seed_grad = random_tensor({3000, 5}, 10);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
-    NodeClassifier model(config, registry);
-    Var y = model.forward(NodeFeatures(Var(x)), g, 42);
-    y.backward(seed_grad);
-    std::vector<Tensor> out{y.value()};
-    for (const auto& [name, p] : model.named_parameters()) out.push_back(p.grad());
-    return out;
-  };
-  const int before = num_threads();
-  const auto one = run(1), two = run(2);
-  set_num_threads(before);
+  const NodeFeatures features = NodeFeatures(Var(x));
+  const auto one = attend::testing::model_output_and_gradients(config, registry, g, features, seed_grad, 1);
+  const auto two = attend::testing::model_output_and_gradients(config, registry, g, features, seed_grad, 2);
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(bitwise_equal(one[i], two[i]));
 }
 

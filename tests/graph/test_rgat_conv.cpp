@@ -11,6 +11,7 @@
 #include "attend/graph/layers/rgat_conv.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "grad_check.hpp"
+#include "model_gradients.hpp"
 #include "random_graphs.hpp"
 
 using namespace attend;
@@ -237,18 +238,9 @@ TEST_CASE("an rgat model's training step is bit-identical for 1 and 2 threads", 
                                   {{"type", "rgat"}, {"config", config(16, 3, r, 0, 1, false)}}}}};
   const auto x = identity_features(1500);
   const Tensor seed_grad = random_tensor({1500, 3}, 10);
-  auto run = [&](int threads) {
-    set_num_threads(threads);
-    NodeClassifier classifier(model, registry);
-    Var y = classifier.forward(NodeFeatures(x), g, 42);
-    y.backward(seed_grad);
-    std::vector<Tensor> out{y.value()};
-    for (const auto& [name, p] : classifier.named_parameters()) out.push_back(p.grad());
-    return out;
-  };
-  const int before = num_threads();
-  const auto one = run(1), two = run(2);
-  set_num_threads(before);
+  const NodeFeatures features = NodeFeatures(x);
+  const auto one = attend::testing::model_output_and_gradients(model, registry, g, features, seed_grad, 1);
+  const auto two = attend::testing::model_output_and_gradients(model, registry, g, features, seed_grad, 2);
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(bitwise_equal(one[i], two[i]));
 }
 
