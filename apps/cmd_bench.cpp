@@ -14,8 +14,8 @@
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/graph_context.hpp"
-#include "attend/graph/node_dataset.hpp"
 #include "attend/graph/node_layer.hpp"
+#include "attend/graph/random_multigraph.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
@@ -38,29 +38,6 @@ struct BenchOptions {
   std::string json_path;
 };
 
-/// A graph of `nodes` nodes and `edges` random directed edges (a relation each when
-/// `relations` > 0).
-graph::NodeDataset random_graph(const BenchOptions& o, Rng& rng) {
-  graph::NodeDataset d;
-  d.name = "random";
-  d.num_nodes = o.nodes;
-  d.directed = true;
-  d.edge_src.resize(o.edges);
-  d.edge_dst.resize(o.edges);
-  for (int64_t e = 0; e < o.edges; ++e) {
-    d.edge_src[e] = static_cast<int64_t>(rng.below(o.nodes));
-    d.edge_dst[e] = static_cast<int64_t>(rng.below(o.nodes));
-  }
-  if (o.relations > 0) {
-    d.edge_type.resize(o.edges);
-    for (int64_t& t : d.edge_type) t = static_cast<int64_t>(rng.below(o.relations));
-    for (int64_t r = 0; r < o.relations; ++r) d.relation_names.push_back("r" + std::to_string(r));
-  }
-  d.num_classes = 2;
-  d.labels.assign(o.nodes, -1);
-  return d;
-}
-
 /// The layer's options: --options, with in_channels from the features (the node count for
 /// featureless nodes), out_channels 64 and num_relations from the graph unless given.
 Json layer_config(const BenchOptions& o, const graph::GraphContext& graph) {
@@ -74,7 +51,8 @@ Json layer_config(const BenchOptions& o, const graph::GraphContext& graph) {
 
 int run_bench(const BenchOptions& o, Context& context) {
   Rng rng(o.seed);
-  const graph::GraphContext graph = graph::GraphContext::from_dataset(random_graph(o, rng));
+  const graph::GraphContext graph = graph::GraphContext::from_dataset(
+      graph::random_multigraph({.num_nodes = o.nodes, .num_edges = o.edges, .num_relations = o.relations, .directed = true}, rng));
   const Json config = layer_config(o, graph);
   std::unique_ptr<Module> module;
   try {

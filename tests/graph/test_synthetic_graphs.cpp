@@ -1,10 +1,13 @@
 // The building blocks of the GNNExplainer benchmarks: Barabasi-Albert graph, balanced tree,
-// motifs, planting and noise.
+// motifs, planting and noise; and the uniform random multigraph of the layer tests.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "attend/core/error.hpp"
 #include "attend/graph/balanced_tree.hpp"
@@ -12,6 +15,7 @@
 #include "attend/graph/graph_algorithms.hpp"
 #include "attend/graph/motif_graph.hpp"
 #include "attend/graph/network_motif.hpp"
+#include "attend/graph/random_multigraph.hpp"
 
 using namespace attend;
 using namespace attend::graph;
@@ -126,4 +130,46 @@ TEST_CASE("attach_motifs plants copies on distinct base nodes, add_noise_edges a
   CHECK(g.num_edges() == before + 40);
   CHECK(simple(g.src, g.dst));
   CHECK_THROWS_AS(attach_motifs(g, house_motif(), 32, 31, rng), Error);
+}
+
+TEST_CASE("random_multigraph draws uniform endpoints and relations, the same for a seed", "[graph]") {
+  const RandomMultigraphSpec spec{.num_nodes = 10, .num_edges = 20000, .num_relations = 4, .directed = true};
+  Rng a(5), b(5), c(6);
+  const NodeDataset g = random_multigraph(spec, a);
+  const NodeDataset same = random_multigraph(spec, b);
+  CHECK(g.edge_src == same.edge_src);
+  CHECK(g.edge_dst == same.edge_dst);
+  CHECK(g.edge_type == same.edge_type);
+  CHECK(g.edge_src != random_multigraph(spec, c).edge_src);
+  REQUIRE(g.edge_src.size() == 20000);
+  REQUIRE(g.edge_type.size() == 20000);
+  CHECK(g.directed);
+  CHECK(g.relation_names == std::vector<std::string>{"r0", "r1", "r2", "r3"});
+  CHECK(std::all_of(g.labels.begin(), g.labels.end(), [](int64_t y) { return y == -1; }));
+  // 40000 endpoints over 10 nodes (4000 expected each, sd 60) and 20000 relations over 4
+  // (5000 expected each, sd 61); self-loops 1 / 10 of the edges (2000 expected, sd 42).
+  std::map<int64_t, int64_t> endpoints, relations;
+  int64_t loops = 0;
+  for (std::size_t e = 0; e < g.edge_src.size(); ++e) {
+    ++endpoints[g.edge_src[e]];
+    ++endpoints[g.edge_dst[e]];
+    ++relations[g.edge_type[e]];
+    loops += g.edge_src[e] == g.edge_dst[e];
+  }
+  REQUIRE(endpoints.size() == 10);
+  for (const auto& [node, count] : endpoints) CHECK(std::abs(count - 4000) < 400);
+  REQUIRE(relations.size() == 4);
+  for (const auto& [relation, count] : relations) CHECK(std::abs(count - 5000) < 400);
+  CHECK(std::abs(loops - 2000) < 300);
+}
+
+TEST_CASE("random_multigraph without relations is untyped, and refuses edges without nodes", "[graph]") {
+  Rng rng(1);
+  const NodeDataset g = random_multigraph({.num_nodes = 3, .num_edges = 5}, rng);
+  CHECK_FALSE(g.directed);
+  CHECK(g.edge_type.empty());
+  CHECK(g.relation_names.empty());
+  CHECK(random_multigraph({.num_nodes = 0, .num_edges = 0}, rng).num_nodes == 0);
+  CHECK_THROWS_AS(random_multigraph({.num_nodes = 0, .num_edges = 1}, rng), Error);
+  CHECK_THROWS_AS(random_multigraph({.num_nodes = 2, .num_edges = -1}, rng), Error);
 }

@@ -10,27 +10,16 @@
 #include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/node_layer.hpp"
 #include "grad_check.hpp"
+#include "random_graphs.hpp"
 
 using namespace attend;
 using namespace attend::graph;
 using attend::testing::check_gradients;
 using attend::testing::check_module_gradients;
+using attend::testing::random_dataset;
 using attend::testing::random_tensor;
 
 namespace {
-GraphContext random_graph(int64_t n, int64_t edges, uint64_t seed) {
-  NodeDataset d;
-  d.num_nodes = n;
-  Rng rng(seed);
-  for (int64_t e = 0; e < edges; ++e) {
-    d.edge_src.push_back(static_cast<int64_t>(rng.below(n)));
-    d.edge_dst.push_back(static_cast<int64_t>(rng.below(n)));
-  }
-  d.labels.assign(n, 0);
-  d.num_classes = 1;
-  return GraphContext::from_dataset(d);
-}
-
 /// A plugin layer built through a registry that loaded `plugin`; the registry may go, the
 /// layer keeps the library loaded.
 std::unique_ptr<NodeLayer> plugin_layer(const char* plugin, const std::string& type, const Json& config) {
@@ -89,7 +78,7 @@ Tensor naive_agnn(const Tensor& x, const Tensor& w, float beta, const Tensor& bi
 }  // namespace
 
 TEST_CASE("plugin agnn equals AGNN's propagation computed edge by edge", "[plugin]") {
-  const GraphContext g = random_graph(30, 80, 1);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(30, 80, 1));
   const Tensor x = random_tensor({30, 6}, 2);
   auto layer = plugin_layer(ATTEND_AGNN_PLUGIN, "agnn", {{"in_channels", 6}, {"out_channels", 4}, {"beta", 2.5}, {"seed", 3}});
   layer->eval();
@@ -102,7 +91,7 @@ TEST_CASE("plugin agnn equals AGNN's propagation computed edge by edge", "[plugi
 }
 
 TEST_CASE("plugin agnn gradients, dense and sparse input, with dropout", "[plugin][grad]") {
-  const GraphContext g = random_graph(25, 60, 4);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(25, 60, 4));
   auto layer = plugin_layer(ATTEND_AGNN_PLUGIN, "agnn",
                             {{"in_channels", 7}, {"out_channels", 3}, {"dropout", 0.3}, {"input_dropout", 0.2}, {"seed", 5}});
   const Tensor x = random_tensor({25, 7}, 6);
@@ -117,7 +106,7 @@ TEST_CASE("plugin agnn gradients, dense and sparse input, with dropout", "[plugi
 }
 
 TEST_CASE("plugin gated_gat equals its gate applied to the built-in gat", "[plugin]") {
-  const GraphContext g = random_graph(20, 50, 7);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(20, 50, 7));
   const Tensor x = random_tensor({20, 5}, 8);
   const Json config = {{"in_channels", 5}, {"out_channels", 3}, {"heads", 2}, {"seed", 9}};
   auto layer = plugin_layer(ATTEND_GATED_GAT_PLUGIN, "gated_gat", config);
@@ -145,7 +134,7 @@ TEST_CASE("plugin gated_gat equals its gate applied to the built-in gat", "[plug
 }
 
 TEST_CASE("plugin gated_gat gradients, dense and sparse input, with dropout", "[plugin][grad]") {
-  const GraphContext g = random_graph(25, 60, 10);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(25, 60, 10));
   auto layer = plugin_layer(ATTEND_GATED_GAT_PLUGIN, "gated_gat",
                             {{"in_channels", 7}, {"out_channels", 3}, {"heads", 2}, {"dropout", 0.3},
                              {"input_dropout", 0.2}, {"seed", 12}});
