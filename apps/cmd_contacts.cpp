@@ -8,21 +8,15 @@
 #include <sstream>
 
 #include "attend/bio/alignment.hpp"
-#include "attend/bio/alignment_h5.hpp"
-#include "attend/bio/contact_features.hpp"
 #include "attend/bio/contact_metrics.hpp"
+#include "attend/bio/contact_predictor.hpp"
 #include "attend/bio/contact_readers.hpp"
 #include "attend/bio/contact_truth.hpp"
 #include "attend/bio/contact_writers.hpp"
-#include "attend/bio/factored_attention.hpp"
-#include "attend/bio/pdb_reader.hpp"
-#include "attend/bio/potts_predictor.hpp"
-#include "attend/bio/sequence_weights.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
-#include "attend/core/quoted_input.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "contacts_train.hpp"
@@ -34,14 +28,9 @@ namespace attend::cli {
 
 namespace {
 
-/// Where the true contacts come from (at most one of the two).
-struct TruthArgs {
-  std::string pdb, chain, tsv;
-};
-
 struct PredictArgs {
   std::string msa, format = "auto", query, method = "potts", out, json, model;
-  TruthArgs truth;
+  bio::ContactTruthSource truth;
   std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
   bool quiet = false;
   // Model knobs (0 / negative: the method's default).
@@ -68,60 +57,24 @@ void apply_common_options(const PredictArgs& a, Options& options) {
   if (a.max_column_gaps >= 0.0) options.filter.max_column_gap_fraction = a.max_column_gaps;
 }
 
-/// The files `contacts predict --out PREFIX` writes: PREFIX + each suffix.
-const std::vector<std::string>& prediction_suffixes() {
-  static const std::vector<std::string> suffixes = {".h5", ".mat", ".rr", ".png"};
-  return suffixes;
-}
-
 struct EvalArgs {
   std::string pred, json;
-  TruthArgs truth;
+  bio::ContactTruthSource truth;
 };
 
-void add_truth_options(CLI::App* app, TruthArgs& t, CommandFiles& files) {
+void add_truth_options(CLI::App* app, bio::ContactTruthSource& t, CommandFiles& files) {
   CLI::Option* pdb =
       files.input(app->add_option("--pdb", t.pdb, "Native structure (PDB; C-beta < 8 A contacts)")->type_name("FILE"));
   app->add_option("--chain", t.chain, "Chain of --pdb (default: the first)")->type_name("C")->needs(pdb);
   files.input(app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb));
 }
 
-/// The truth for a query of length L (letters, or empty when unknown) read from `source` (the
-/// alignment or prediction file), or nothing when neither --pdb nor --truth was given; a weak
-/// match between structure and query is warned on `err`.
-std::optional<bio::ContactMap> load_truth(const TruthArgs& t, const std::string& query, int64_t L,
-                                          const std::string& source, std::ostream& err) {
-  std::optional<bio::ContactMap> truth;
-  if (!t.tsv.empty()) {
-    truth = bio::read_contacts_tsv(t.tsv);
-    if (truth->length() != L) {
-      throw InputError(t.tsv, 0, "the contacts cover " + std::to_string(truth->length()) +
-                                     " positions, " + source + " has " + std::to_string(L));
-    }
-  } else if (!t.pdb.empty()) {
-    std::string sequence = query;
-    if (sequence.empty()) {  // a bare matrix: positions are the chain's residues
-      sequence = bio::read_pdb_chain(t.pdb, t.chain).sequence();
-      if (static_cast<int64_t>(sequence.size()) != L) {
-        throw InputError(t.pdb, 0, "the prediction records no sequence and its length " + std::to_string(L) +
-                                       " differs from the chain's " + std::to_string(sequence.size()) +
-                                       " residues; use --truth or the .h5/.rr prediction");
-      }
-    }
-    bio::StructureMapping mapping;
-    truth = bio::contacts_from_pdb(t.pdb, sequence, t.chain, bio::kContactCutoff, &mapping);
-    // The same protein matches at nearly every residue the structure and the query share.
-    const int64_t shared = std::min<int64_t>(mapping.structure_residues, static_cast<int64_t>(sequence.size()));
-    if (2 * mapping.identical < shared) {
-      err << "attend: warning: " << t.pdb << ": only " << mapping.identical << " of the structure's "
-          << mapping.structure_residues << " residues match the query (" << sequence.size()
-          << " positions); is it the structure of this protein?\n";
-    }
-    if (2 * mapping.with_coordinates < mapping.aligned) {
-      err << "attend: warning: " << t.pdb << ": only " << mapping.with_coordinates << " of the "
-          << mapping.aligned << " residues aligned to the query have a CA or CB atom; the others cannot be scored\n";
-    }
-  }
+/// The truth named by `t` (bio::load_contact_truth), its warnings printed on `err`.
+std::optional<bio::ContactMap> load_truth(const bio::ContactTruthSource& t, const std::string& query, int64_t L,
+                                          const std::string& scored, std::ostream& err) {
+  std::vector<std::string> warnings;
+  std::optional<bio::ContactMap> truth = bio::load_contact_truth(t, query, L, scored, warnings);
+  for (const std::string& w : warnings) err << "attend: warning: " << w << '\n';
   return truth;
 }
 
@@ -182,127 +135,81 @@ class FitProgress {
 };
 
 int run_predict(const PredictArgs& a, Context& ctx) {
-  if (a.method != "potts" && a.method != "factored" && a.method != "evoformer") {
-    throw InputError("unknown --method " + quoted_input(a.method) + " (choose potts, factored or evoformer)");
-  }
-  if (!a.model.empty() && a.method != "evoformer") throw InputError("--model needs --method evoformer");
-  // potts and evoformer also read alignment HDF5 files (attend convert), potts scores included.
-  bio::AlignmentFeatures features;
-  if (a.method != "factored" && bio::is_hdf5_file(a.msa)) {
-    features = bio::read_alignment_h5(a.msa);
-  } else {
-    features.alignment = bio::read_alignment(a.msa, bio::parse_alignment_format(a.format), a.query);
-  }
-  const bio::Alignment& alignment = features.alignment;
+  bio::ContactPredictorOptions options;
+  options.method = bio::parse_contact_method(a.method);
+  const bio::AlignmentFeatures input =
+      bio::read_contact_input(a.msa, options.method, bio::parse_alignment_format(a.format), a.query);
+  const bio::Alignment& alignment = input.alignment;
   const int64_t L = alignment.length;
-  if (L < 3) throw InputError(a.msa, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
-  const std::string query = alignment.sequence(0);
   // Read the truth and find the model before the fit so that a bad file fails fast.
-  const std::optional<bio::ContactMap> truth = load_truth(a.truth, query, L, a.msa, ctx.err);
-  std::string model_path;
-  if (a.method == "evoformer") {
-    model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
-    io::require_input_file(model_path);
-    if (const std::string option = a.files->output_writing(model_path); !option.empty()) {
-      throw InputError(model_path, 0, "the model file is what " + option + " would write (an output may not replace an input)");
+  const std::optional<bio::ContactMap> truth = load_truth(a.truth, alignment.sequence(0), L, a.msa, ctx.err);
+  options.truth = truth ? &*truth : nullptr;
+  options.model_path = a.model;
+  if (options.method == bio::ContactMethod::kEvoformer) {
+    if (options.model_path.empty()) options.model_path = find_data_file(std::string("models/") + kDefaultContactModel);
+    io::require_input_file(options.model_path);
+    if (const std::string option = a.files->output_writing(options.model_path); !option.empty()) {
+      throw InputError(options.model_path, 0,
+                       "the model file is what " + option + " would write (an output may not replace an input)");
     }
+    options.registry = &ctx.registry;
   }
+  apply_common_options(a, options.potts);
+  options.potts.regularization = bio::parse_potts_regularization_rule(a.regularization);
+  apply_common_options(a, options.factored);
+  if (a.heads > 0) options.factored.n_heads = a.heads;
+  if (a.value_states > 0) options.factored.value_states = a.value_states;
+  options.factored.seed = a.seed;
+  options.factored.snapshot_iterations = a.score_at_iterations;
 
-  bio::ContactPrediction prediction;
-  prediction.query = query;
-  prediction.method = a.method;
-  bio::PottsResult result;
-  if (!a.score_at_iterations.empty() && (a.method != "factored" || !truth)) {
-    throw InputError("--score-at-iterations needs --method factored and a truth (--truth or --pdb)");
-  }
-  nlohmann::json snapshots = nlohmann::json::array();  // factored: precision after the --score-at-iterations
-  const bool stored = features.scores.numel() > 0 && features.scores_method == "potts";
-  if (a.method != "factored" && stored) {  // the fit recorded in the alignment file
-    result.scores = features.scores;
-    result.num_sequences = features.scores_parameters.value("num_sequences", alignment.num_sequences());
-    result.n_eff = features.scores_parameters.value("n_eff", features.n_eff);
-    result.iterations = features.scores_parameters.value("iterations", 0);
-    prediction.parameters = features.scores_parameters;
-  } else if (a.method != "factored") {
-    bio::PottsOptions options;
-    apply_common_options(a, options);
-    options.regularization = bio::parse_potts_regularization_rule(a.regularization);
-    FitProgress progress(options.optimizer.max_iterations, 25, a.quiet, ctx.err);
-    result = bio::predict_contacts_potts(alignment, options, progress.callback());
-    progress.finish();
-    prediction.parameters = bio::potts_parameters(options, result);
-  } else {
-    bio::FactoredOptions options;
-    apply_common_options(a, options);
-    if (a.heads > 0) options.n_heads = a.heads;
-    if (a.value_states > 0) options.value_states = a.value_states;
-    options.seed = a.seed;
-    options.snapshot_iterations = a.score_at_iterations;
-    FitProgress progress(options.optimizer.max_iterations, 5, a.quiet, ctx.err);
-    const auto snapshot = [&](int iteration, const Tensor& scores) {
-      snapshots.push_back({{"iteration", iteration}, {"precision", precision_json(bio::evaluate_contacts(scores, *truth))}});
-    };
-    result = bio::predict_contacts_factored(alignment, options, progress.callback(), snapshot);
-    progress.finish();
-    prediction.parameters = bio::factored_parameters(options, result);
-  }
-  prediction.scores = result.scores;
-  if (a.method == "evoformer") {
-    if (!stored) {
-      features.scores = result.scores;
-      features.weights = bio::sequence_weights(alignment, bio::kDefaultIdentityThreshold);
-    }
-    prediction.scores = predict_with_contact_model(bio::make_family_features(features, a.msa), model_path, ctx);
-    prediction.parameters["model"] = model_path;
-  }
+  const bool factored = options.method == bio::ContactMethod::kFactored;
+  FitProgress progress(factored ? options.factored.optimizer.max_iterations : options.potts.optimizer.max_iterations,
+                       factored ? 5 : 25, a.quiet, ctx.err);
+  const bio::ContactPredictorResult r = bio::predict_contacts(input, a.msa, options, progress.callback());
+  progress.finish();
 
-  const std::string base = a.out;
+  const std::string& base = a.out;
   nlohmann::json files = nlohmann::json::array();
-  for (const std::string& suffix : prediction_suffixes()) files.push_back(base + suffix);
+  for (const std::string& suffix : bio::contact_prediction_suffixes()) files.push_back(base + suffix);
   nlohmann::json json = {{"method", a.method},
                          {"L", L},
-                         {"num_sequences", result.num_sequences},
-                         {"n_eff", result.n_eff},
-                         {"iterations", result.iterations},
-                         {"seconds", result.seconds},
+                         {"num_sequences", r.fit.num_sequences},
+                         {"n_eff", r.fit.n_eff},
+                         {"iterations", r.fit.iterations},
+                         {"seconds", r.fit.seconds},
                          {"files", files},
-                         {"parameters", prediction.parameters}};
+                         {"parameters", r.prediction.parameters}};
   std::optional<bio::ContactPrecision> precision;
   if (truth) {
-    precision = bio::evaluate_contacts(prediction.scores, *truth);
+    precision = bio::evaluate_contacts(r.prediction.scores, *truth);
     json["precision"] = precision_json(*precision);
+  }
+  nlohmann::json snapshots = nlohmann::json::array();
+  for (const bio::ContactSnapshot& s : r.snapshots) {
+    snapshots.push_back({{"iteration", s.iteration}, {"precision", precision_json(s.precision)}});
   }
   if (!snapshots.empty()) json["snapshots"] = snapshots;
   {
     OutputTransaction outputs;  // the four files and the JSON appear together or not at all
-    bio::write_contacts_h5(base + ".h5", prediction);
-    bio::write_scores_mat(base + ".mat", prediction.scores);
-    bio::RrOptions rr;
-    rr.target = alignment.names.front();
-    rr.method = "attend contacts " + a.method;
-    bio::write_casp_rr(base + ".rr", prediction.scores, query, rr);
-    bio::ContactPngOptions png;
-    if (truth) png.truth = &*truth;
-    bio::write_contact_png(base + ".png", prediction.scores, png);
+    bio::write_contact_prediction(base, r.prediction, alignment.names.front(), options.truth);
     if (!a.json.empty()) write_json_file(a.json, json);
     outputs.commit();
   }
 
-  ctx.out << a.method << ": L " << L << ", " << result.num_sequences << " sequences, N_eff " << std::fixed
-          << std::setprecision(1) << result.n_eff << ", ";
-  if (a.method != "factored" && stored) {
+  ctx.out << a.method << ": L " << L << ", " << r.fit.num_sequences << " sequences, N_eff " << std::fixed
+          << std::setprecision(1) << r.fit.n_eff << ", ";
+  if (r.scores_were_stored) {
     ctx.out << "potts scores stored in " << a.msa << "\n";
   } else {
-    ctx.out << result.iterations << " iterations (" << attend::to_string(result.status) << "), "
-            << std::setprecision(2) << result.seconds << " s\n";
+    ctx.out << r.fit.iterations << " iterations (" << attend::to_string(r.fit.status) << "), "
+            << std::setprecision(2) << r.fit.seconds << " s\n";
   }
   ctx.out.unsetf(std::ios::floatfield);
   ctx.out << "wrote " << base << ".h5, .mat, .rr, .png\n";
   if (precision) print_precision(*precision, ctx.out);
-  for (const nlohmann::json& s : snapshots) {
-    const nlohmann::json& r = s["precision"]["long"];
-    ctx.out << "after " << s["iteration"].get<int>() << " iterations: long-range P@L/5 " << std::fixed
-            << std::setprecision(3) << r["P@L/5"].get<double>() << ", P@L/2 " << r["P@L/2"].get<double>() << '\n';
+  for (const bio::ContactSnapshot& s : r.snapshots) {
+    ctx.out << "after " << s.iteration << " iterations: long-range P@L/5 " << std::fixed << std::setprecision(3)
+            << s.precision.long_range.top_l5 << ", P@L/2 " << s.precision.long_range.top_l2 << '\n';
     ctx.out.unsetf(std::ios::floatfield);
   }
   return 0;
@@ -345,7 +252,7 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
       predict->add_option("--model", p->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
           ->type_name("FILE"));
   predict_files->output(predict->add_option("--out", p->out, "Output prefix")->required()->type_name("PREFIX"),
-                        prediction_suffixes());
+                        bio::contact_prediction_suffixes());
   add_truth_options(predict, p->truth, *predict_files);
   predict_files->output(
       predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE"));

@@ -10,7 +10,6 @@
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/training_checkpoint.hpp"
-#include "data_files.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
 
@@ -191,25 +190,6 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   }
   ctx.out << "model saved to " << a.out << "\n";
   return 0;
-}
-
-Tensor predict_with_contact_model(const bio::FamilyFeatures& family, const std::string& model_path, Context& context) {
-  const std::string path = model_path.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : model_path;
-  const CheckpointData data = load_checkpoint(path);
-  std::unique_ptr<Module> module;
-  bio::ContactModel* model = nullptr;
-  try {  // a bad stored config or parameter list is an error in the model file: name it
-    module = module_from_checkpoint(data, context.registry);
-    model = dynamic_cast<bio::ContactModel*>(module.get());
-    if (model == nullptr) throw InputError(path, 0, "the model file does not hold a contact_model");
-    ParameterArena arena(model->named_parameters());
-    load_parameters(data, arena);
-  } catch (const InputError& e) {
-    if (!e.file().empty()) throw;
-    throw InputError(path, 0, e.what());
-  }
-  model->eval();
-  return bio::predict_contact_probabilities(*model, family);
 }
 
 }  // namespace attend::cli

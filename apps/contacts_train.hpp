@@ -1,15 +1,12 @@
 #pragma once
-/// `attend contacts train` (train the Evoformer contact model on families with known contacts)
-/// and the `evoformer` method of `attend contacts predict`, kept apart from the unsupervised
-/// methods of cmd_contacts.cpp.
+/// `attend contacts train`: train the Evoformer contact model on families with known
+/// contacts (its options and run, kept apart from predict and eval in cmd_contacts.cpp).
 
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "attend/bio/contact_features.hpp"
-#include "attend/core/tensor.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 
@@ -33,9 +30,5 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train);
 /// is checked before training starts; a bad one is an attend::InputError and nothing is
 /// written. Returns the exit code.
 int run_contacts_train(const ContactsTrainArgs& args, Context& context);
-
-/// Contact probabilities [L, L] of `family` by the contact model in `model_path` (empty: the
-/// shipped model, data_files.hpp), built through the context's registry.
-Tensor predict_with_contact_model(const bio::FamilyFeatures& family, const std::string& model_path, Context& context);
 
 }  // namespace attend::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attend/core/checkpoint.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
 #include "attend/core/memory_budget.hpp"
@@ -12,7 +13,9 @@
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/options_json.hpp"
+#include "attend/core/parameter_arena.hpp"
 #include "attend/core/registry.hpp"
+#include "attend/core/training_checkpoint.hpp"
 #include "evoformer/evoformer_common.hpp"
 
 namespace attend::bio {
@@ -154,6 +157,24 @@ ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeat
   Rng rng(0);
   const std::vector<int64_t> rows = sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
   return make_model_input(family, 0, family.length(), rows, model.options().neighbour_scores);
+}
+
+std::unique_ptr<ContactModel> load_contact_model(const std::string& path, const Registry& registry) {
+  const CheckpointData data = load_checkpoint(path);
+  try {  // a bad stored config or parameter list is an error in the model file: name it
+    std::unique_ptr<Module> module = module_from_checkpoint(data, registry);
+    auto* model = dynamic_cast<ContactModel*>(module.get());
+    if (model == nullptr) throw InputError(path, 0, "the model file does not hold a contact_model");
+    module.release();
+    std::unique_ptr<ContactModel> owned(model);
+    ParameterArena arena(owned->named_parameters());
+    load_parameters(data, arena);
+    owned->eval();
+    return owned;
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError(path, 0, e.what());
+  }
 }
 
 Tensor predict_contact_probabilities(const ContactModel& model, const FamilyFeatures& family) {

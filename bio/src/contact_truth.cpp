@@ -119,4 +119,41 @@ ContactMap read_contacts_tsv(const std::string& path) {
   return map;
 }
 
+std::optional<ContactMap> load_contact_truth(const ContactTruthSource& source, const std::string& query, int64_t L,
+                                             const std::string& scored, std::vector<std::string>& warnings) {
+  if (!source.tsv.empty()) {
+    ContactMap truth = read_contacts_tsv(source.tsv);
+    if (truth.length() != L) {
+      throw InputError(source.tsv, 0, "the contacts cover " + std::to_string(truth.length()) + " positions, " +
+                                          scored + " has " + std::to_string(L));
+    }
+    return truth;
+  }
+  if (source.pdb.empty()) return std::nullopt;
+  std::string sequence = query;
+  if (sequence.empty()) {  // a bare matrix: positions are the chain's residues
+    sequence = read_pdb_chain(source.pdb, source.chain).sequence();
+    if (static_cast<int64_t>(sequence.size()) != L) {
+      throw InputError(source.pdb, 0, "the prediction records no sequence and its length " + std::to_string(L) +
+                                          " differs from the chain's " + std::to_string(sequence.size()) +
+                                          " residues; use --truth or the .h5/.rr prediction");
+    }
+  }
+  StructureMapping mapping;
+  ContactMap truth = contacts_from_pdb(source.pdb, sequence, source.chain, kContactCutoff, &mapping);
+  // The same protein matches at nearly every residue the structure and the query share.
+  const int64_t shared = std::min<int64_t>(mapping.structure_residues, static_cast<int64_t>(sequence.size()));
+  if (2 * mapping.identical < shared) {
+    warnings.push_back(source.pdb + ": only " + std::to_string(mapping.identical) + " of the structure's " +
+                       std::to_string(mapping.structure_residues) + " residues match the query (" +
+                       std::to_string(sequence.size()) + " positions); is it the structure of this protein?");
+  }
+  if (2 * mapping.with_coordinates < mapping.aligned) {
+    warnings.push_back(source.pdb + ": only " + std::to_string(mapping.with_coordinates) + " of the " +
+                       std::to_string(mapping.aligned) +
+                       " residues aligned to the query have a CA or CB atom; the others cannot be scored");
+  }
+  return truth;
+}
+
 }  // namespace attend::bio

@@ -103,4 +103,22 @@ void write_contacts_h5(const std::string& path, const ContactPrediction& predict
   output.commit();
 }
 
+const std::vector<std::string>& contact_prediction_suffixes() {
+  static const std::vector<std::string> suffixes = {".h5", ".mat", ".rr", ".png"};
+  return suffixes;
+}
+
+void write_contact_prediction(const std::string& prefix, const ContactPrediction& prediction,
+                              const std::string& target, const ContactMap* truth) {
+  write_contacts_h5(prefix + ".h5", prediction);
+  write_scores_mat(prefix + ".mat", prediction.scores);
+  RrOptions rr;
+  rr.target = target;
+  rr.method = "attend contacts " + prediction.method;
+  write_casp_rr(prefix + ".rr", prediction.scores, prediction.query, rr);
+  ContactPngOptions png;
+  png.truth = truth;
+  write_contact_png(prefix + ".png", prediction.scores, png);
+}
+
 }  // namespace attend::bio

@@ -22,6 +22,8 @@
 /// logistic loss, and the pair input carries the potts APC score (contact_features.hpp).
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "attend/bio/contact_features.hpp"
@@ -114,6 +116,11 @@ class ContactModel : public Module {
 /// The input the model reads for a whole family: the query and `msa_depth` - 1 rows drawn
 /// with a fixed seed (0), every residue, the pair channels of the model's options.
 ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family);
+
+/// The contact model stored in the checkpoint file `path` (`attend contacts train`), built
+/// through `registry`, in evaluation mode. A file that does not hold a contact model, or
+/// whose stored config or parameters do not fit it, is an attend::InputError naming it.
+std::unique_ptr<ContactModel> load_contact_model(const std::string& path, const Registry& registry);
 
 /// Contact probabilities [L, L] (sigmoid of the logits, diagonal 0) of a whole family
 /// (`whole_family_input`) with the model in evaluation mode and gradients off.

@@ -39,4 +39,19 @@ ContactMap contacts_from_pdb(const std::string& pdb_path, const std::string& que
 /// Read a contacts TSV; malformed lines throw attend::InputError with file and line.
 ContactMap read_contacts_tsv(const std::string& path);
 
+/// Where a user's truth comes from: a chain of a PDB file or a contacts TSV (at most one;
+/// neither: no truth).
+struct ContactTruthSource {
+  std::string pdb, chain, tsv;
+};
+
+/// The truth for the L positions of a prediction or alignment (`scored`, named in
+/// messages) whose query is `query` (letters; empty when the file records none, and then a
+/// PDB chain must have L residues). Nothing when `source` names no file. A structure that
+/// matches the query at fewer than half of the residues they share, or whose aligned
+/// residues mostly lack a C-alpha or C-beta atom, is kept with a line in `warnings`.
+/// Throws attend::InputError when the truth does not cover L positions.
+std::optional<ContactMap> load_contact_truth(const ContactTruthSource& source, const std::string& query, int64_t L,
+                                             const std::string& scored, std::vector<std::string>& warnings);
+
 }  // namespace attend::bio

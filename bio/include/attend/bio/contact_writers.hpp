@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -78,5 +79,14 @@ struct ContactPngOptions {
 /// grey (the predictions mirrored when there is no truth). Diagonal light grey.
 void write_contact_png(const std::string& path, const Tensor& scores,
                        const ContactPngOptions& options = {});
+
+/// The files `write_contact_prediction` writes: PREFIX + each of .h5, .mat, .rr, .png.
+const std::vector<std::string>& contact_prediction_suffixes();
+
+/// Every file of a prediction: PREFIX.h5 (write_contacts_h5), .mat, .rr (TARGET `target`,
+/// METHOD "attend contacts <method>") and .png (over `truth` when given). Each file is
+/// atomic; run it inside an OutputTransaction to have all four or none.
+void write_contact_prediction(const std::string& prefix, const ContactPrediction& prediction,
+                              const std::string& target, const ContactMap* truth = nullptr);
 
 }  // namespace attend::bio
