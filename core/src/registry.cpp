@@ -29,7 +29,13 @@ void Registry::add(std::string_view name, ModuleFactory factory, std::string ori
   auto it = items_.find(key);
   ATTEND_CHECK(it == items_.end(), "layer '" << name << "' from " << origin
                                              << " is already registered by " << (it == items_.end() ? "" : it->second.origin));
-  items_.emplace(key, Item{std::move(library), std::move(factory), std::move(origin), std::string(name)});
+  items_.emplace(key, Item{std::move(library), std::move(factory), std::move(origin), std::string(name), {}});
+}
+
+void Registry::document(std::string_view name, std::vector<OptionDoc> options) {
+  auto it = items_.find(normalize(name));
+  ATTEND_CHECK(it != items_.end(), "documenting the unregistered layer '" << name << "'");
+  it->second.options = std::move(options);
 }
 
 bool Registry::contains(std::string_view name) const { return items_.count(normalize(name)) > 0; }
@@ -51,7 +57,7 @@ std::unique_ptr<Module> Registry::create(std::string_view name, const Json& conf
 
 std::vector<Registry::Entry> Registry::list() const {
   std::vector<Entry> out;
-  for (const auto& [key, item] : items_) out.push_back({item.name, item.origin});
+  for (const auto& [key, item] : items_) out.push_back({item.name, item.origin, item.options});
   return out;
 }
 
@@ -68,7 +74,7 @@ void Registry::adopt(Registry&& other, const std::string& origin, std::shared_pt
   ATTEND_CHECK(taken.empty(), "layer '" << taken.front() << "' from " << origin << " is already registered by "
                                         << items_.at(normalize(taken.front())).origin);
   for (auto& [key, item] : other.items_) {
-    items_.emplace(key, Item{library, std::move(item.factory), origin, std::move(item.name)});
+    items_.emplace(key, Item{library, std::move(item.factory), origin, std::move(item.name), std::move(item.options)});
   }
   other.items_.clear();
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -244,6 +245,28 @@ TEST_CASE("attend layers prints the registry as a table and as JSON", "[apps]") 
     CHECK(json["layers"][i].at("origin") == registry.list()[i].origin);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("attend layers --options prints each node layer's options, the table of the user guide", "[apps]") {
+  Registry registry;
+  graph::register_graph_layers(registry);
+  registry.add("undocumented", null_factory());
+  std::ifstream file(std::string(ATTEND_DOCS_DIR) + "/user-guide.md");
+  const std::string guide((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(guide.empty());
+  for (const char* layer : {"gat", "gatv2", "gcn", "rgat", "rgcn", "graph_transformer", "graphormer"}) {
+    INFO(layer);
+    const Result r = run({"layers", "--options", layer}, registry);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("| `in_channels` | integer | required | > 0 |") != std::string::npos);
+    CHECK(guide.find("#### `" + std::string(layer) + "`\n\n" + r.out) != std::string::npos);
+  }
+  const Result unknown = run({"layers", "--options", "nope"}, registry);
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("unknown layer 'nope'") != std::string::npos);
+  const Result bare = run({"layers", "--options", "undocumented"}, registry);
+  CHECK(bare.code == 2);
+  CHECK(bare.err.find("documents no options") != std::string::npos);
 }
 
 TEST_CASE("attend layers on an empty registry", "[apps]") {

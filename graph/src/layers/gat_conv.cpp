@@ -9,51 +9,42 @@
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
-GatOptions GatOptions::from_json(const Json& c) {
-  const std::string me = "gat";
-  check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "negative_slope", "dropout",
-                        "input_dropout", "add_self_loops", "residual", "bias", "input_dropout_per_head",
-                        "value_dropout", "attention_bias", "glorot_per_head", "seed"}, me);
-  GatOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.heads = option_or(c, "heads", o.heads, me);
-  o.concat = option_or(c, "concat", o.concat, me);
-  o.negative_slope = option_or(c, "negative_slope", o.negative_slope, me);
-  o.dropout = option_or(c, "dropout", o.dropout, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
-  o.residual = option_or(c, "residual", o.residual, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.input_dropout_per_head = option_or(c, "input_dropout_per_head", o.input_dropout_per_head, me);
-  o.value_dropout = option_or(c, "value_dropout", o.value_dropout, me);
-  o.attention_bias = option_or(c, "attention_bias", o.attention_bias, me);
-  o.glorot_per_head = option_or(c, "glorot_per_head", o.glorot_per_head, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0) {
-    throw InputError("gat: in_channels, out_channels and heads must be positive");
-  }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1 || o.value_dropout < 0 ||
-      o.value_dropout >= 1) {
-    throw InputError("gat: dropout, input_dropout and value_dropout must be in [0, 1)");
-  }
-  return o;
+const OptionList<GatOptions>& GatOptions::option_list() {
+  using O = GatOptions;
+  static const OptionList<O> list =
+      OptionList<O>("gat")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "features per head", OptionRange::positive())
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .add("negative_slope", &O::negative_slope, "LeakyReLU slope of the attention scores")
+          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node")
+          .add("residual", &O::residual, "add a linear projection of the input")
+          .add("bias", &O::bias, "learned output bias")
+          .add("input_dropout_per_head", &O::input_dropout_per_head,
+               "not in PyG (the GAT authors' code): each head draws its own input dropout mask")
+          .add("value_dropout", &O::value_dropout,
+               "not in PyG (the authors' code): dropout on W x of the messages, before aggregation",
+               OptionRange::fraction())
+          .add("attention_bias", &O::attention_bias,
+               "not in PyG (the authors' code): a learned bias per head on each attention term")
+          .add("glorot_per_head", &O::glorot_per_head,
+               "not in PyG (the authors' code): initialise each head's W and attention vectors on their own")
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
 }
 
-Json GatOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
-          {"concat", concat}, {"negative_slope", negative_slope}, {"dropout", dropout},
-          {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
-          {"residual", residual}, {"bias", bias}, {"input_dropout_per_head", input_dropout_per_head},
-          {"value_dropout", value_dropout}, {"attention_bias", attention_bias},
-          {"glorot_per_head", glorot_per_head}, {"seed", seed}};
-}
+GatOptions GatOptions::from_json(const Json& c) { return option_list().from_json(c); }
+
+Json GatOptions::to_json() const { return option_list().to_json(*this); }
 
 GatConv::GatConv(GatOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -134,6 +125,7 @@ void GatConv::register_into(Registry& registry) {
   registry.add("gat", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<GatConv>(GatOptions::from_json(config));
   });
+  registry.document("gat", GatOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

@@ -6,45 +6,34 @@
 #include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
-GatV2Options GatV2Options::from_json(const Json& c) {
-  const std::string me = "gatv2";
-  check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "negative_slope", "dropout",
-                        "input_dropout", "add_self_loops", "residual", "bias", "share_weights", "seed"},
-                    me);
-  GatV2Options o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.heads = option_or(c, "heads", o.heads, me);
-  o.concat = option_or(c, "concat", o.concat, me);
-  o.negative_slope = option_or(c, "negative_slope", o.negative_slope, me);
-  o.dropout = option_or(c, "dropout", o.dropout, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
-  o.residual = option_or(c, "residual", o.residual, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.share_weights = option_or(c, "share_weights", o.share_weights, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0) {
-    throw InputError("gatv2: in_channels, out_channels and heads must be positive");
-  }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
-    throw InputError("gatv2: dropout and input_dropout must be in [0, 1)");
-  }
-  return o;
+const OptionList<GatV2Options>& GatV2Options::option_list() {
+  using O = GatV2Options;
+  static const OptionList<O> list =
+      OptionList<O>("gatv2")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "features per head", OptionRange::positive())
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .add("negative_slope", &O::negative_slope, "LeakyReLU slope inside the attention scores")
+          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node")
+          .add("residual", &O::residual, "add a linear projection of the input")
+          .add("bias", &O::bias, "learned output bias")
+          .add("share_weights", &O::share_weights, "one projection for sources and destinations (W_src = W_dst)")
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
 }
 
-Json GatV2Options::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
-          {"concat", concat}, {"negative_slope", negative_slope}, {"dropout", dropout},
-          {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
-          {"residual", residual}, {"bias", bias}, {"share_weights", share_weights}, {"seed", seed}};
-}
+GatV2Options GatV2Options::from_json(const Json& c) { return option_list().from_json(c); }
+
+Json GatV2Options::to_json() const { return option_list().to_json(*this); }
 
 GatV2Conv::GatV2Conv(GatV2Options o) : options_(o) {
   Rng rng(o.seed);
@@ -98,6 +87,7 @@ void GatV2Conv::register_into(Registry& registry) {
   registry.add("gatv2", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<GatV2Conv>(GatV2Options::from_json(config));
   });
+  registry.document("gatv2", GatV2Options::option_list().docs());
 }
 
 }  // namespace attend::graph

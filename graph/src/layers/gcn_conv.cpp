@@ -4,32 +4,30 @@
 #include "attend/core/init.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
-GcnOptions GcnOptions::from_json(const Json& c) {
-  const std::string me = "gcn";
-  check_option_keys(c, {"in_channels", "out_channels", "add_self_loops", "normalize", "bias", "input_dropout", "seed"}, me);
-  GcnOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
-  o.normalize = option_or(c, "normalize", o.normalize, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0) throw InputError("gcn: in_channels and out_channels must be positive");
-  if (o.input_dropout < 0 || o.input_dropout >= 1) throw InputError("gcn: input_dropout must be in [0, 1)");
-  return o;
+const OptionList<GcnOptions>& GcnOptions::option_list() {
+  using O = GcnOptions;
+  static const OptionList<O> list =
+      OptionList<O>("gcn")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "output features", OptionRange::positive())
+          .add("add_self_loops", &O::add_self_loops, "one self-loop per node (A + I)")
+          .add("normalize", &O::normalize,
+               "Kipf & Welling's D^-1/2 (A + I) D^-1/2; false: a plain sum over the neighbours")
+          .add("bias", &O::bias, "learned output bias")
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
 }
 
-Json GcnOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"add_self_loops", add_self_loops},
-          {"normalize", normalize}, {"bias", bias}, {"input_dropout", input_dropout}, {"seed", seed}};
-}
+GcnOptions GcnOptions::from_json(const Json& c) { return option_list().from_json(c); }
+
+Json GcnOptions::to_json() const { return option_list().to_json(*this); }
 
 GcnConv::GcnConv(GcnOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -53,6 +51,7 @@ void GcnConv::register_into(Registry& registry) {
   registry.add("gcn", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<GcnConv>(GcnOptions::from_json(config));
   });
+  registry.document("gcn", GcnOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

@@ -8,49 +8,38 @@
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
+const OptionList<GraphTransformerOptions>& GraphTransformerOptions::option_list() {
+  using O = GraphTransformerOptions;
+  static const OptionList<O> list =
+      OptionList<O>("graph_transformer")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "features per head", OptionRange::positive())
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .add("beta", &O::beta, "gated skip: out = b skip + (1 - b) attention, b learned per node (needs root_weight)")
+          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("edge_dim", &O::edge_dim, "edge feature width; 0: no edge features", OptionRange::at_least(0))
+          .add("root_weight", &O::root_weight, "add the skip projection of the input (x_i W_skip)")
+          .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node (PyG: none)")
+          .add("bias", &O::bias, "bias of the skip projection")
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
+}
+
 GraphTransformerOptions GraphTransformerOptions::from_json(const Json& c) {
-  const std::string me = "graph_transformer";
-  check_option_keys(c, {"in_channels", "out_channels", "heads", "concat", "beta", "dropout", "input_dropout",
-                        "edge_dim", "root_weight", "add_self_loops", "bias", "seed"},
-                    me);
-  GraphTransformerOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.heads = option_or(c, "heads", o.heads, me);
-  o.concat = option_or(c, "concat", o.concat, me);
-  o.beta = option_or(c, "beta", o.beta, me);
-  o.dropout = option_or(c, "dropout", o.dropout, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  // PyG writes edge_dim=None for "no edge features".
-  if (!(c.is_object() && c.contains("edge_dim") && c.at("edge_dim").is_null())) {
-    o.edge_dim = option_or(c, "edge_dim", o.edge_dim, me);
-  }
-  o.root_weight = option_or(c, "root_weight", o.root_weight, me);
-  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0 || o.edge_dim < 0) {
-    throw InputError("graph_transformer: in_channels, out_channels and heads must be positive, edge_dim >= 0");
-  }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
-    throw InputError("graph_transformer: dropout and input_dropout must be in [0, 1)");
-  }
+  const GraphTransformerOptions o = option_list().from_json(c);
   if (o.beta && !o.root_weight) throw InputError("graph_transformer: beta needs root_weight");
   return o;
 }
 
-Json GraphTransformerOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
-          {"concat", concat}, {"beta", beta}, {"dropout", dropout}, {"input_dropout", input_dropout},
-          {"edge_dim", edge_dim}, {"root_weight", root_weight}, {"add_self_loops", add_self_loops},
-          {"bias", bias}, {"seed", seed}};
-}
+Json GraphTransformerOptions::to_json() const { return option_list().to_json(*this); }
 
 GraphTransformerConv::GraphTransformerConv(GraphTransformerOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -123,6 +112,7 @@ void GraphTransformerConv::register_into(Registry& registry) {
   registry.add("graph_transformer", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<GraphTransformerConv>(GraphTransformerOptions::from_json(config));
   });
+  registry.document("graph_transformer", GraphTransformerOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

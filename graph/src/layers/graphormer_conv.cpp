@@ -10,44 +10,39 @@
 #include "attend/core/ops/indexing.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
+const OptionList<GraphormerOptions>& GraphormerOptions::option_list() {
+  using O = GraphormerOptions;
+  static const OptionList<O> list =
+      OptionList<O>("graphormer")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "output features (all heads), a multiple of heads",
+                    OptionRange::positive())
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("max_distance", &O::max_distance, "shortest-path distances above this share one bias",
+               OptionRange{0.0, 1000.0})
+          .add("max_degree", &O::max_degree, "in-degrees above this share one degree embedding", OptionRange::at_least(0))
+          .add("dropout", &O::dropout, "dropout on the attention output (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
+}
+
 GraphormerOptions GraphormerOptions::from_json(const Json& c) {
-  const std::string me = "graphormer";
-  check_option_keys(c, {"in_channels", "out_channels", "heads", "max_distance", "max_degree", "dropout",
-                        "input_dropout", "seed"},
-                    me);
-  GraphormerOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.heads = option_or(c, "heads", o.heads, me);
-  o.max_distance = option_or(c, "max_distance", o.max_distance, me);
-  o.max_degree = option_or(c, "max_degree", o.max_degree, me);
-  o.dropout = option_or(c, "dropout", o.dropout, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.heads <= 0 || o.out_channels % o.heads != 0) {
-    throw InputError("graphormer: in_channels, out_channels and heads must be positive, out_channels a "
-                     "multiple of heads");
-  }
-  if (o.max_distance < 0 || o.max_distance > 1000 || o.max_degree < 0) {
-    throw InputError("graphormer: max_distance must be in [0, 1000] and max_degree >= 0");
-  }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
-    throw InputError("graphormer: dropout and input_dropout must be in [0, 1)");
+  const GraphormerOptions o = option_list().from_json(c);
+  if (o.out_channels % o.heads != 0) {
+    throw InputError("graphormer: out_channels (" + std::to_string(o.out_channels) + ") must be a multiple of heads (" +
+                     std::to_string(o.heads) + ")");
   }
   return o;
 }
 
-Json GraphormerOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"heads", heads},
-          {"max_distance", max_distance}, {"max_degree", max_degree}, {"dropout", dropout},
-          {"input_dropout", input_dropout}, {"seed", seed}};
-}
+Json GraphormerOptions::to_json() const { return option_list().to_json(*this); }
 
 GraphormerConv::GraphormerConv(GraphormerOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -109,6 +104,7 @@ void GraphormerConv::register_into(Registry& registry) {
   registry.add("graphormer", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<GraphormerConv>(GraphormerOptions::from_json(config));
   });
+  registry.document("graphormer", GraphormerOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

@@ -12,63 +12,44 @@
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
-RgatOptions RgatOptions::from_json(const Json& c) {
-  const std::string me = "rgat";
-  check_option_keys(c, {"in_channels", "out_channels", "num_relations", "num_bases", "heads", "concat",
-                        "negative_slope", "dropout", "input_dropout", "add_self_loops", "bias",
-                        "attention_mechanism", "attention_mode", "attention_init", "seed"},
-                    me);
-  RgatOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.num_relations = option_required<int64_t>(c, "num_relations", me);
-  if (!(c.contains("num_bases") && c.at("num_bases").is_null())) {  // PyG: None = no decomposition
-    o.num_bases = option_or(c, "num_bases", o.num_bases, me);
-  }
-  o.heads = option_or(c, "heads", o.heads, me);
-  o.concat = option_or(c, "concat", o.concat, me);
-  o.negative_slope = option_or(c, "negative_slope", o.negative_slope, me);
-  o.dropout = option_or(c, "dropout", o.dropout, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.add_self_loops = option_or(c, "add_self_loops", o.add_self_loops, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.attention_mechanism = option_or(c, "attention_mechanism", o.attention_mechanism, me);
-  o.attention_mode = option_or(c, "attention_mode", o.attention_mode, me);
-  o.attention_init = option_or(c, "attention_init", o.attention_init, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.num_relations <= 0 || o.heads <= 0 || o.num_bases < 0) {
-    throw InputError("rgat: in_channels, out_channels, num_relations and heads must be positive, num_bases >= 0");
-  }
-  if (o.dropout < 0 || o.dropout >= 1 || o.input_dropout < 0 || o.input_dropout >= 1) {
-    throw InputError("rgat: dropout and input_dropout must be in [0, 1)");
-  }
-  if (o.attention_mechanism != "across-relation" && o.attention_mechanism != "within-relation") {
-    throw InputError("rgat: attention_mechanism must be \"across-relation\" or \"within-relation\", got \"" +
-                     o.attention_mechanism + "\"");
-  }
-  if (o.attention_mode != "additive-self-attention" && o.attention_mode != "multiplicative-self-attention") {
-    throw InputError("rgat: attention_mode must be \"additive-self-attention\" or "
-                     "\"multiplicative-self-attention\", got \"" + o.attention_mode + "\"");
-  }
-  if (o.attention_init != "glorot" && o.attention_init != "zeros") {
-    throw InputError("rgat: attention_init must be \"glorot\" or \"zeros\", got \"" + o.attention_init + "\"");
-  }
-  return o;
+const OptionList<RgatOptions>& RgatOptions::option_list() {
+  using O = RgatOptions;
+  static const OptionList<O> list =
+      OptionList<O>("rgat")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "features per head", OptionRange::positive())
+          .required("num_relations", &O::num_relations, "relation types R (\"auto\": the graph's)", OptionRange::positive())
+          .add("num_bases", &O::num_bases, "bases of the weight decomposition; 0: a full weight per relation",
+               OptionRange::at_least(0))
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .add("negative_slope", &O::negative_slope, "LeakyReLU slope of the attention logits")
+          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node (its own relation)")
+          .add("bias", &O::bias, "learned output bias")
+          .choice("attention_mechanism", &O::attention_mechanism,
+                  {{"across-relation", "across-relation"}, {"within-relation", "within-relation"}},
+                  "one softmax over all in-edges of a node (ARGAT), or one per relation, summed (WIRGAT)")
+          .choice("attention_mode", &O::attention_mode,
+                  {{"additive-self-attention", "additive-self-attention"},
+                   {"multiplicative-self-attention", "multiplicative-self-attention"}},
+                  "e = LeakyReLU(q_i + k_j), or e = q_i k_j")
+          .choice("attention_init", &O::attention_init, {{"glorot", "glorot"}, {"zeros", "zeros"}},
+                  "not in PyG: zeros starts the logits at zero (a within-relation layer starts as R-GCN)")
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
 }
 
-Json RgatOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"num_relations", num_relations},
-          {"num_bases", num_bases}, {"heads", heads}, {"concat", concat}, {"negative_slope", negative_slope},
-          {"dropout", dropout}, {"input_dropout", input_dropout}, {"add_self_loops", add_self_loops},
-          {"bias", bias}, {"attention_mechanism", attention_mechanism}, {"attention_mode", attention_mode},
-          {"attention_init", attention_init}, {"seed", seed}};
-}
+RgatOptions RgatOptions::from_json(const Json& c) { return option_list().from_json(c); }
+
+Json RgatOptions::to_json() const { return option_list().to_json(*this); }
 
 RgatConv::RgatConv(RgatOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -140,6 +121,7 @@ void RgatConv::register_into(Registry& registry) {
   registry.add("rgat", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<RgatConv>(RgatOptions::from_json(config));
   });
+  registry.document("rgat", RgatOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

@@ -4,40 +4,31 @@
 #include "attend/core/init.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
-#include "attend/core/options_json.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::graph {
 
-RgcnOptions RgcnOptions::from_json(const Json& c) {
-  const std::string me = "rgcn";
-  check_option_keys(c, {"in_channels", "out_channels", "num_relations", "num_bases", "root_weight", "bias",
-                        "input_dropout", "seed"},
-                    me);
-  RgcnOptions o;
-  o.in_channels = option_required<int64_t>(c, "in_channels", me);
-  o.out_channels = option_required<int64_t>(c, "out_channels", me);
-  o.num_relations = option_required<int64_t>(c, "num_relations", me);
-  if (!(c.contains("num_bases") && c.at("num_bases").is_null())) {  // PyG: None = no decomposition
-    o.num_bases = option_or(c, "num_bases", o.num_bases, me);
-  }
-  o.root_weight = option_or(c, "root_weight", o.root_weight, me);
-  o.bias = option_or(c, "bias", o.bias, me);
-  o.input_dropout = option_or(c, "input_dropout", o.input_dropout, me);
-  o.seed = option_or(c, "seed", o.seed, me);
-  if (o.in_channels <= 0 || o.out_channels <= 0 || o.num_relations <= 0 || o.num_bases < 0) {
-    throw InputError("rgcn: in_channels, out_channels and num_relations must be positive, num_bases >= 0");
-  }
-  if (o.input_dropout < 0 || o.input_dropout >= 1) throw InputError("rgcn: input_dropout must be in [0, 1)");
-  return o;
+const OptionList<RgcnOptions>& RgcnOptions::option_list() {
+  using O = RgcnOptions;
+  static const OptionList<O> list =
+      OptionList<O>("rgcn")
+          .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
+          .required("out_channels", &O::out_channels, "output features", OptionRange::positive())
+          .required("num_relations", &O::num_relations, "relation types R (\"auto\": the graph's)", OptionRange::positive())
+          .add("num_bases", &O::num_bases, "bases of the weight decomposition; 0: a full weight per relation",
+               OptionRange::at_least(0))
+          .add("root_weight", &O::root_weight, "add the self-connection W_0 x_i")
+          .add("bias", &O::bias, "learned output bias")
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("seed", &O::seed, "seed of the initialisation");
+  return list;
 }
 
-Json RgcnOptions::to_json() const {
-  return {{"in_channels", in_channels}, {"out_channels", out_channels}, {"num_relations", num_relations},
-          {"num_bases", num_bases}, {"root_weight", root_weight}, {"bias", bias},
-          {"input_dropout", input_dropout}, {"seed", seed}};
-}
+RgcnOptions RgcnOptions::from_json(const Json& c) { return option_list().from_json(c); }
+
+Json RgcnOptions::to_json() const { return option_list().to_json(*this); }
 
 RgcnConv::RgcnConv(RgcnOptions o) : options_(o) {
   Rng rng(o.seed);
@@ -74,6 +65,7 @@ void RgcnConv::register_into(Registry& registry) {
   registry.add("rgcn", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<RgcnConv>(RgcnOptions::from_json(config));
   });
+  registry.document("rgcn", RgcnOptions::option_list().docs());
 }
 
 }  // namespace attend::graph

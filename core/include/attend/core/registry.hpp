@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 
@@ -24,6 +25,7 @@ class Registry {
   struct Entry {
     std::string name;    ///< the name as registered (`graph_transformer`)
     std::string origin;  ///< "built-in" or the plugin's path
+    std::vector<OptionDoc> options;  ///< the layer's documented options (empty: none given)
   };
 
   /// The process-wide registry (attend::core is a shared library, so there is one).
@@ -35,6 +37,9 @@ class Registry {
   /// given, is kept alive by every module the factory builds.
   void add(std::string_view name, ModuleFactory factory, std::string origin = "built-in",
            std::shared_ptr<const void> library = nullptr);
+  /// Attach the documentation of a registered layer's options (OptionList::docs), which
+  /// `attend layers --options NAME` prints.
+  void document(std::string_view name, std::vector<OptionDoc> options);
   bool contains(std::string_view name) const;
   /// Build a module; an unknown name throws attend::InputError listing the known names.
   std::unique_ptr<Module> create(std::string_view name, const Json& config) const;
@@ -55,6 +60,7 @@ class Registry {
     ModuleFactory factory;
     std::string origin;
     std::string name;  ///< as registered
+    std::vector<OptionDoc> options;
   };
   std::map<std::string, Item> items_;
 };

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -39,6 +40,8 @@ struct GatOptions {
   bool glorot_per_head = false;
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<GatOptions>& option_list();
   static GatOptions from_json(const Json& config);
   Json to_json() const;
 };

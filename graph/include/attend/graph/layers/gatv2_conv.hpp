@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -28,6 +29,8 @@ struct GatV2Options {
   bool share_weights = false;   ///< one projection for sources and destinations (W_src == W_dst)
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<GatV2Options>& option_list();
   static GatV2Options from_json(const Json& config);
   Json to_json() const;
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -23,6 +24,8 @@ struct GcnOptions {
   float input_dropout = 0.0f;  ///< dropout on the input features (training)
   uint64_t seed = 0;           ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<GcnOptions>& option_list();
   static GcnOptions from_json(const Json& config);
   Json to_json() const;
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -28,6 +29,8 @@ struct GraphTransformerOptions {
   bool bias = true;            ///< bias of the skip projection
   uint64_t seed = 0;           ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<GraphTransformerOptions>& option_list();
   static GraphTransformerOptions from_json(const Json& config);
   Json to_json() const;
 };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -24,6 +25,8 @@ struct GraphormerOptions {
   float input_dropout = 0.0f;  ///< dropout on the input features (training)
   uint64_t seed = 0;           ///< seeds the initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<GraphormerOptions>& option_list();
   static GraphormerOptions from_json(const Json& config);
   Json to_json() const;
 };

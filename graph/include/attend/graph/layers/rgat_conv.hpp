@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attend/graph/layers/relation_projection.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -40,6 +41,8 @@ struct RgatOptions {
   std::string attention_init = "glorot";
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<RgatOptions>& option_list();
   static RgatOptions from_json(const Json& config);
   Json to_json() const;
 };

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "attend/graph/layers/relation_projection.hpp"
+#include "attend/core/option_list.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -26,6 +27,8 @@ struct RgcnOptions {
   float input_dropout = 0.0f;  ///< dropout on the input features (training)
   uint64_t seed = 0;           ///< seeds the Glorot initialisation
 
+  /// The options above as the JSON config's keys, with their ranges and meanings.
+  static const OptionList<RgcnOptions>& option_list();
   static RgcnOptions from_json(const Json& config);
   Json to_json() const;
 };
