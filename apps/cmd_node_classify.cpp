@@ -2,19 +2,17 @@
 // layers) on a dataset folder, score a trained one on the dataset's splits, and apply it to
 // predict every node's class.
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <sstream>
 
-#include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/hdf5_file.hpp"
 #include "attend/core/output_transaction.hpp"
-#include "attend/core/ops/loss.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/load_dataset.hpp"
+#include "attend/graph/node_prediction_files.hpp"
 #include "attend/graph/node_training.hpp"
+#include "attend/graph/trained_node_model.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
@@ -54,8 +52,8 @@ void print_warnings(const graph::NodeDataset& d, std::ostream& err) {
 }
 
 /// The runs of `train --runs N` (N > 1) as one table, with the mean and standard deviation.
-void print_runs_table(const std::vector<graph::NodeRunResult>& results, std::pair<double, double> val,
-                      std::pair<double, double> test, std::ostream& out) {
+void print_runs_table(const std::vector<graph::NodeRunResult>& results, const graph::RunStatistics& stats,
+                      std::ostream& out) {
   out << "\n run   seed   val %   test %   epochs   best   seconds\n";
   for (std::size_t r = 0; r < results.size(); ++r) {
     const graph::NodeRunResult& x = results[r];
@@ -63,8 +61,8 @@ void print_runs_table(const std::vector<graph::NodeRunResult>& results, std::pai
         << std::setw(9) << percent(x.test_acc) << std::setw(9) << x.epochs << std::setw(7) << x.best_epoch + 1
         << std::setw(10) << std::fixed << std::setprecision(2) << x.seconds << "\n";
   }
-  out << "mean" << std::setw(15) << percent(val.first) << std::setw(9) << percent(test.first) << "\n";
-  out << "  sd" << std::setw(15) << percent(val.second) << std::setw(9) << percent(test.second) << "\n\n";
+  out << "mean" << std::setw(15) << percent(stats.val_mean) << std::setw(9) << percent(stats.test_mean) << "\n";
+  out << "  sd" << std::setw(15) << percent(stats.val_sd) << std::setw(9) << percent(stats.test_sd) << "\n\n";
 }
 
 int run_train(const TrainArgs& a, Context& ctx) {
@@ -86,23 +84,14 @@ int run_train(const TrainArgs& a, Context& ctx) {
 
   std::vector<graph::NodeRunResult> results;
   nlohmann::json runs = nlohmann::json::array();
-  auto mean_sd = [&](double graph::NodeRunResult::*acc) {
-    double mean = 0.0, sd = 0.0;
-    for (const auto& r : results) mean += r.*acc;
-    mean /= static_cast<double>(results.size());
-    for (const auto& r : results) sd += (r.*acc - mean) * (r.*acc - mean);
-    sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
-    return std::pair{mean, sd};
-  };
   // Written after every run, so an interrupted --runs N keeps the runs it finished
   // ("complete" turns true with the last one).
   auto write_summary = [&]() {
-    const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
-    const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
+    const graph::RunStatistics stats = graph::run_statistics(results);
     nlohmann::json out = {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
                           {"complete", static_cast<int>(results.size()) == a.runs},
-                          {"val_acc_mean", number_or_null(val_mean)}, {"val_acc_std", number_or_null(val_sd)},
-                          {"test_acc_mean", number_or_null(mean)}, {"test_acc_std", number_or_null(sd)}};
+                          {"val_acc_mean", number_or_null(stats.val_mean)}, {"val_acc_std", number_or_null(stats.val_sd)},
+                          {"test_acc_mean", number_or_null(stats.test_mean)}, {"test_acc_std", number_or_null(stats.test_sd)}};
     if (a.validation_fraction > 0.0) {
       out["validation_fraction"] = a.validation_fraction;
       out["validation_seed"] = a.validation_seed;
@@ -129,125 +118,49 @@ int run_train(const TrainArgs& a, Context& ctx) {
     if (!a.json.empty()) write_summary();
     outputs.commit();
   }
-  const auto [val_mean, val_sd] = mean_sd(&graph::NodeRunResult::val_acc);
-  const auto [mean, sd] = mean_sd(&graph::NodeRunResult::test_acc);
-  if (results.size() > 1) print_runs_table(results, {val_mean, val_sd}, {mean, sd}, ctx.out);
+  const graph::RunStatistics stats = graph::run_statistics(results);
+  if (results.size() > 1) print_runs_table(results, stats, ctx.out);
   const std::string over = " % over " + std::to_string(results.size()) + (results.size() > 1 ? " runs\n" : " run\n");
   const std::string what = data.dataset.name + " / " + spec.name + ": ";
-  if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(val_mean) << " +- " << percent(val_sd) << over;
-  if (!data.dataset.test.empty()) ctx.out << "test accuracy " << what << percent(mean) << " +- " << percent(sd) << over;
+  if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(stats.val_mean) << " +- " << percent(stats.val_sd) << over;
+  if (!data.dataset.test.empty()) ctx.out << "test accuracy " << what << percent(stats.test_mean) << " +- " << percent(stats.test_sd) << over;
   if (!a.save.empty()) ctx.out << "model saved to " << a.save << "\n";
   return 0;
 }
 
-// TSV: node<TAB>label<TAB>probability of the most probable class (probs [N, C]).
-void write_predictions(const std::string& path, const graph::NodeDataset& d, const Tensor& probs) {
-  AtomicOutput output(path);
-  {
-    std::ofstream tsv(output.temp_path());
-    const int64_t c = probs.dim(1);
-    for (int64_t i = 0; i < d.num_nodes; ++i) {
-      const float* row = probs.data() + i * c;
-      int64_t best = 0;
-      for (int64_t k = 1; k < c; ++k) best = row[k] > row[best] ? k : best;
-      tsv << d.node_name(i) << '\t' << (d.class_names.empty() ? std::to_string(best) : d.class_names[best]) << '\t'
-          << row[best] << '\n';
-    }
-    if (!tsv) throw InputError(path, 0, "cannot write predictions");
-  }
-  output.commit();
-}
-
-// HDF5 file (schema "attend.attention"): per layer /layers/<i>/{weights [E, H], src, dst,
-// relation [E]}, and /nodes, /relations names.
-void write_attention(const std::string& path, const graph::PreparedNodeData& data,
-                     const std::vector<graph::AttentionExport>& attention) {
-  AtomicOutput output(path);
-  try {
-    Hdf5File file = Hdf5File::create(output.temp_path(), "attend.attention", 1);
-    std::vector<std::string> names;
-    for (int64_t i = 0; i < data.dataset.num_nodes; ++i) names.push_back(data.dataset.node_name(i));
-    file.write_strings("/nodes", names);
-    for (std::size_t i = 0; i < attention.size(); ++i) {
-      const graph::AttentionExport& a = attention[i];
-      if (a.view == nullptr) continue;  // a layer that does not attend
-      const std::string group = "/layers/" + std::to_string(i);
-      file.create_group(group);
-      file.write_tensor(group + "/weights", a.weights);
-      file.write_int64(group + "/src", a.view->src);
-      file.write_int64(group + "/dst", a.view->dst);
-      file.write_int64(group + "/relation", a.view->relation);
-    }
-    file.close();
-  } catch (const InputError& error) {
-    throw InputError(path, 0, std::string("cannot write attention weights: ") + error.what());
-  }
-  output.commit();
-}
-
-/// A trained model and the dataset it is applied to.
-struct ModelAndData {
-  graph::LoadedNodeModel loaded;
-  graph::PreparedNodeData data;
-};
-
-ModelAndData load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
-  graph::LoadedNodeModel loaded = graph::load_node_model(checkpoint, ctx.registry);
-  graph::NodeDataset dataset = graph::load_node_dataset(data_path);
-  print_warnings(dataset, ctx.err);
-  const bool normalize = loaded.normalize_features;
-  return {std::move(loaded), graph::prepare_node_data(std::move(dataset), normalize)};
-}
-
-/// Class logits [N, C] of every node; the model must predict the dataset's classes.
-/// `attention` (optional) points into `m.data`'s graph views.
-Tensor class_logits(ModelAndData& m, const std::string& checkpoint,
-                    std::vector<graph::AttentionExport>* attention = nullptr) {
-  Tensor logits;  // [N, C]
-  try {
-    logits = graph::predict_logits(*m.loaded.model, m.data, attention);
-  } catch (const InputError& e) {
-    throw InputError(checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
-  }
-  if (logits.dim(1) != m.data.dataset.num_classes) {
-    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) + " classes, the dataset has " +
-                                        std::to_string(m.data.dataset.num_classes));
-  }
-  return logits;
+/// The model and dataset of `evaluate` and `predict`, the dataset's warnings printed.
+graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
+  graph::TrainedNodeModel m = graph::load_trained_node_model(data_path, checkpoint, ctx.registry);
+  print_warnings(m.data.dataset, ctx.err);
+  return m;
 }
 
 int run_evaluate(const EvaluateArgs& a, Context& ctx) {
-  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
-  const Var logits(class_logits(m, a.checkpoint));  // [N, C]
-  const graph::NodeDataset& d = m.data.dataset;
+  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
+  const std::vector<graph::SplitScore> scores = graph::score_splits(graph::class_logits(m), m.data.dataset);
   nlohmann::json splits = nlohmann::json::object();
   ctx.out << "split  nodes  accuracy %  loss\n";
-  for (const auto& [name, rows] : {std::pair<const char*, const std::vector<int64_t>&>{"train", d.train},
-                                   {"val", d.val}, {"test", d.test}}) {
-    if (rows.empty()) continue;
-    // The loss the trainer reports for the validation split, on any split.
-    const double acc = graph::accuracy(logits.value(), d.labels, rows);
-    const double loss = ops::cross_entropy(logits, d.labels, rows).value().item();
-    ctx.out << std::left << std::setw(5) << name << std::right << std::setw(7) << rows.size() << std::setw(12)
-            << percent(acc) << "  " << std::fixed << std::setprecision(4) << loss << "\n";
-    splits[name] = {{"nodes", rows.size()}, {"accuracy", acc}, {"loss", loss}};
+  for (const graph::SplitScore& s : scores) {
+    ctx.out << std::left << std::setw(5) << s.split << std::right << std::setw(7) << s.nodes << std::setw(12)
+            << percent(s.accuracy) << "  " << std::fixed << std::setprecision(4) << s.loss << "\n";
+    splits[s.split] = {{"nodes", s.nodes}, {"accuracy", s.accuracy}, {"loss", s.loss}};
   }
   if (!a.json.empty()) {
-    write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"splits", splits}});
+    write_json_file(a.json, {{"dataset", m.data.dataset.name}, {"checkpoint", a.checkpoint}, {"splits", splits}});
   }
   return 0;
 }
 
 int run_predict(const PredictArgs& a, Context& ctx) {
-  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
+  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
   std::vector<graph::AttentionExport> attention;
   const Tensor probs =
-      ops::softmax(Var(class_logits(m, a.checkpoint, a.attention.empty() ? nullptr : &attention))).value();  // [N, C]
+      ops::softmax(Var(graph::class_logits(m, a.attention.empty() ? nullptr : &attention))).value();  // [N, C]
   const graph::PreparedNodeData& data = m.data;
   const graph::NodeDataset& d = data.dataset;
   OutputTransaction outputs;  // the predictions and the attention weights appear together
-  write_predictions(a.out, d, probs);
-  if (!a.attention.empty()) write_attention(a.attention, data, attention);
+  graph::write_node_predictions(a.out, d, probs);
+  if (!a.attention.empty()) graph::write_attention_weights(a.attention, data, attention);
   outputs.commit();
   ctx.out << "wrote " << d.num_nodes << " predictions to " << a.out << "\n";
   if (!d.test.empty()) ctx.out << "test accuracy " << percent(graph::accuracy(probs, d.labels, d.test)) << " %\n";

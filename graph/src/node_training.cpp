@@ -1,6 +1,9 @@
 #include "attend/graph/node_training.hpp"
 
+#include <cmath>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/loss.hpp"
@@ -180,6 +183,22 @@ Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
   NoGradGuard no_grad;
   model.eval();
   return model.forward(data.features, data.graph, 0, attention).value();
+}
+
+RunStatistics run_statistics(const std::vector<NodeRunResult>& results) {
+  const auto mean_sd = [&](double NodeRunResult::*acc) {
+    double mean = 0.0, sd = 0.0;
+    for (const NodeRunResult& r : results) mean += r.*acc;
+    mean /= static_cast<double>(results.size());
+    for (const NodeRunResult& r : results) sd += (r.*acc - mean) * (r.*acc - mean);
+    sd = results.size() > 1 ? std::sqrt(sd / static_cast<double>(results.size() - 1)) : 0.0;
+    return std::pair{mean, sd};
+  };
+  RunStatistics s;
+  if (results.empty()) return s;
+  std::tie(s.val_mean, s.val_sd) = mean_sd(&NodeRunResult::val_acc);
+  std::tie(s.test_mean, s.test_sd) = mean_sd(&NodeRunResult::test_acc);
+  return s;
 }
 
 }  // namespace attend::graph

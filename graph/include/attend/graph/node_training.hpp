@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
@@ -54,6 +55,13 @@ struct NodeRunResult {
 /// for a seed, whatever the thread count.
 NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
                                     const Registry& registry, const NodeRunOptions& options);
+
+/// Mean and sample standard deviation (0 for one run) of the runs' accuracies; NaN for a
+/// split the dataset does not have.
+struct RunStatistics {
+  double val_mean = NAN, val_sd = NAN, test_mean = NAN, test_sd = NAN;
+};
+RunStatistics run_statistics(const std::vector<NodeRunResult>& results);
 
 /// Fraction of `rows` whose arg-max logit is the label.
 double accuracy(const Tensor& logits, const std::vector<int64_t>& labels,

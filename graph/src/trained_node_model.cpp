@@ -1,0 +1,46 @@
+#include "attend/graph/trained_node_model.hpp"
+
+#include <utility>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/loss.hpp"
+#include "attend/graph/load_dataset.hpp"
+
+namespace attend::graph {
+
+TrainedNodeModel load_trained_node_model(const std::string& data_path, const std::string& checkpoint,
+                                         const Registry& registry) {
+  TrainedNodeModel m;
+  m.checkpoint = checkpoint;
+  m.loaded = load_node_model(checkpoint, registry);
+  m.data = prepare_node_data(load_node_dataset(data_path), m.loaded.normalize_features);
+  return m;
+}
+
+Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention) {
+  Tensor logits;  // [N, C]
+  try {
+    logits = predict_logits(*m.loaded.model, m.data, attention);
+  } catch (const InputError& e) {
+    throw InputError(m.checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
+  }
+  if (logits.dim(1) != m.data.dataset.num_classes) {
+    throw InputError(m.checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) +
+                                          " classes, the dataset has " + std::to_string(m.data.dataset.num_classes));
+  }
+  return logits;
+}
+
+std::vector<SplitScore> score_splits(const Tensor& logits, const NodeDataset& d) {
+  std::vector<SplitScore> out;
+  const Var scores(logits);
+  for (const auto& [name, rows] : {std::pair<const char*, const std::vector<int64_t>&>{"train", d.train},
+                                   {"val", d.val}, {"test", d.test}}) {
+    if (rows.empty()) continue;
+    out.push_back({name, static_cast<int64_t>(rows.size()), accuracy(logits, d.labels, rows),
+                   ops::cross_entropy(scores, d.labels, rows).value().item()});
+  }
+  return out;
+}
+
+}  // namespace attend::graph

@@ -1,0 +1,136 @@
+// A trained node classifier applied to a dataset on disk (trained_node_model.hpp), the
+// statistics of several runs, and the prediction files.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "attend/core/error.hpp"
+#include "attend/core/hdf5_file.hpp"
+#include "attend/core/ops/softmax.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/graph/builtin_layers.hpp"
+#include "attend/graph/graph_store.hpp"
+#include "attend/graph/node_prediction_files.hpp"
+#include "attend/graph/trained_node_model.hpp"
+#include "random_graphs.hpp"
+#include "temp_dir.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+using attend::testing::TempDir;
+
+namespace {
+
+// 30 nodes of 3 classes, untyped, train / val / test = 12 / 9 / 9.
+NodeDataset three_class_dataset() {
+  NodeDataset d = testing::random_dataset(30, 90, 3);
+  d.num_classes = 3;
+  for (int64_t i = 0; i < 30; ++i) d.labels[i] = i % 3;
+  for (int64_t i = 0; i < 30; ++i) (i < 12 ? d.train : i < 21 ? d.val : d.test).push_back(i);
+  return d;
+}
+
+NodeModelSpec small_gcn() {
+  return NodeModelSpec::from_json({{"layers", Json::array({{{"type", "gcn"}, {"out_channels", 6}}, {{"type", "gcn"}}})},
+                                   {"activation", "relu"}, {"optimizer", {{"type", "adam"}, {"lr", 0.05}}},
+                                   {"epochs", 5}, {"patience", 0}, {"normalize_features", false}},
+                                  "test");
+}
+
+}  // namespace
+
+TEST_CASE("a saved model applied to the dataset on disk gives the trained model's logits and scores", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  TempDir tmp;
+  const NodeDataset d = three_class_dataset();
+  save_node_dataset(tmp.file("graph.h5"), d);
+  const PreparedNodeData data = prepare_node_data(d, false);
+  NodeRunOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  o.save_path = tmp.file("model.h5");
+  const NodeRunResult run = train_node_classifier(data, small_gcn(), registry, o);
+
+  TrainedNodeModel m = load_trained_node_model(tmp.file("graph.h5"), tmp.file("model.h5"), registry);
+  CHECK(m.checkpoint == tmp.file("model.h5"));
+  const Tensor logits = class_logits(m);  // [30, 3]
+  REQUIRE(logits.shape() == Shape{30, 3});
+  const std::vector<SplitScore> scores = score_splits(logits, m.data.dataset);
+  REQUIRE(scores.size() == 3);
+  CHECK(scores[0].split == "train");
+  CHECK(scores[1].split == "val");
+  CHECK(scores[2].split == "test");
+  CHECK(scores[1].nodes == 9);
+  CHECK(scores[1].accuracy == run.val_acc);
+  CHECK(scores[2].accuracy == run.test_acc);
+  // The loss is the mean cross-entropy over the split, computed here by hand.
+  double loss = 0.0;
+  for (int64_t i : d.test) {
+    const float* row = logits.data() + i * 3;
+    const double lse = std::log(std::exp(row[0]) + std::exp(row[1]) + std::exp(row[2]));
+    loss += lse - row[d.labels[i]];
+  }
+  CHECK(scores[2].loss == Approx(loss / 9.0).epsilon(1e-5));
+
+  // A dataset with another number of classes is refused, naming the checkpoint.
+  NodeDataset four = d;
+  four.num_classes = 4;
+  save_node_dataset(tmp.file("four.h5"), four);
+  TrainedNodeModel wrong = load_trained_node_model(tmp.file("four.h5"), tmp.file("model.h5"), registry);
+  try {
+    class_logits(wrong);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.file() == tmp.file("model.h5"));
+    CHECK(std::string(e.what()).find("predicts 3 classes, the dataset has 4") != std::string::npos);
+  }
+}
+
+TEST_CASE("run_statistics: mean and sample standard deviation, NaN for a missing split", "[graph]") {
+  std::vector<NodeRunResult> runs(3);
+  runs[0].val_acc = 0.5;
+  runs[1].val_acc = 0.7;
+  runs[2].val_acc = 0.6;
+  const RunStatistics s = run_statistics(runs);
+  CHECK(s.val_mean == Approx(0.6));
+  CHECK(s.val_sd == Approx(0.1));
+  CHECK(std::isnan(s.test_mean));
+  runs.resize(1);
+  CHECK(run_statistics(runs).val_sd == 0.0);
+  CHECK(std::isnan(run_statistics({}).val_mean));
+}
+
+TEST_CASE("the predictions TSV names each node's most probable class, and the attention file holds each layer", "[graph]") {
+  TempDir tmp;
+  NodeDataset d = three_class_dataset();
+  d.class_names = {"a", "b", "c"};
+  Tensor probs({30, 3}, 0.1f);
+  for (int64_t i = 0; i < 30; ++i) probs[i * 3 + (i * 7) % 3] = 0.8f;
+  write_node_predictions(tmp.file("p.tsv"), d, probs);
+  std::ifstream tsv(tmp.file("p.tsv"));
+  std::string line;
+  int64_t rows = 0;
+  while (std::getline(tsv, line)) {
+    std::istringstream fields(line);
+    std::string node, label;
+    float p = 0.0f;
+    fields >> node >> label >> p;
+    CHECK(node == d.node_name(rows));
+    CHECK(label == d.class_names[(rows * 7) % 3]);
+    CHECK(p == 0.8f);
+    ++rows;
+  }
+  CHECK(rows == 30);
+
+  const PreparedNodeData data = prepare_node_data(d, false);
+  std::vector<AttentionExport> attention(2);
+  attention[1].view = &data.graph.looped();
+  attention[1].weights = Tensor({data.graph.looped().num_edges(), 2}, 0.5f);
+  write_attention_weights(tmp.file("a.h5"), data, attention);
+  Hdf5File file = Hdf5File::open(tmp.file("a.h5"));
+  CHECK_FALSE(file.exists("/layers/0"));
+  CHECK(file.read_tensor("/layers/1/weights").shape() == Shape{data.graph.looped().num_edges(), 2});
+  CHECK(file.read_int64("/layers/1/src") == data.graph.looped().src);
+}
