@@ -5,9 +5,9 @@
 #include "attend/core/ops/dropout.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/head_dot.hpp"
-#include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
@@ -106,19 +106,11 @@ Var GatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t 
     s_dst = ops::add(s_dst, att_dst_bias_);
   }
   const Var values = ops::dropout(h, o.value_dropout, mix64(seed ^ 3), is_training());  // [N, H, C]
-  ops::SparseAttentionOptions sa;
-  sa.negative_slope = o.negative_slope;
-  sa.dropout = o.dropout;
-  sa.seed = mix64(seed ^ 2);
-  sa.training = is_training();
   const GraphView& view = graph.view(o.add_self_loops);
-  Tensor* weights = attention ? &attention->weights : nullptr;
-  if (attention) attention->view = &view;
-  Var out = ops::sparse_attention(view.csr, ops::SparseScores::gat(s_src, s_dst), values, sa, weights);  // [N, H, C]
-  out = o.concat ? ops::reshape(out, {n, o.heads * o.out_channels}) : ops::head_mean(out);  // [N, out]
-  if (o.residual) out = ops::add(out, project(xd, res_weight_));
-  if (o.bias) out = ops::add(out, bias_);
-  return out;
+  const Var out = ops::sparse_attention(view.csr, ops::SparseScores::gat(s_src, s_dst), values,
+                                        layer_attention_options(o.dropout, seed, is_training(), o.negative_slope),
+                                        attention_weights_out(attention, view));  // [N, H, C]
+  return finish_attention_layer(out, o.concat, o.residual ? project(xd, res_weight_) : Var(), bias_);
 }
 
 void GatConv::register_into(Registry& registry) {

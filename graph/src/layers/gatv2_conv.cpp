@@ -3,9 +3,9 @@
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
@@ -67,20 +67,11 @@ Var GatV2Conv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_
   Var x_src = ops::reshape(project(xd, weight_src_), {n, o.heads, o.out_channels});  // [N, H, C]
   Var x_dst = o.share_weights ? x_src
                               : ops::reshape(project(xd, weight_dst_), {n, o.heads, o.out_channels});  // [N, H, C]
-  ops::SparseAttentionOptions sa;
-  sa.negative_slope = o.negative_slope;
-  sa.dropout = o.dropout;
-  sa.seed = mix64(seed ^ 2);
-  sa.training = is_training();
   const GraphView& view = graph.view(o.add_self_loops);
-  Tensor* weights = attention ? &attention->weights : nullptr;
-  if (attention) attention->view = &view;
-  Var out = ops::sparse_attention(view.csr, ops::SparseScores::gatv2(x_src, x_dst, att_), x_src, sa,
-                                  weights);  // [N, H, C]
-  out = o.concat ? ops::reshape(out, {n, o.heads * o.out_channels}) : ops::head_mean(out);  // [N, out]
-  if (o.residual) out = ops::add(out, project(xd, res_weight_));
-  if (o.bias) out = ops::add(out, bias_);
-  return out;
+  const Var out = ops::sparse_attention(view.csr, ops::SparseScores::gatv2(x_src, x_dst, att_), x_src,
+                                        layer_attention_options(o.dropout, seed, is_training(), o.negative_slope),
+                                        attention_weights_out(attention, view));  // [N, H, C]
+  return finish_attention_layer(out, o.concat, o.residual ? project(xd, res_weight_) : Var(), bias_);
 }
 
 void GatV2Conv::register_into(Registry& registry) {

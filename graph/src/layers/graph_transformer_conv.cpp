@@ -4,10 +4,10 @@
 #include "attend/core/init.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
@@ -72,7 +72,7 @@ Var GraphTransformerConv::forward(const NodeFeatures& x, const GraphContext& gra
                "graph_transformer expects " << o.in_channels << " input features, got " << x.cols());
   const GraphView& view = graph.view(o.add_self_loops);
   const NodeFeatures xd = dropout(x, o.input_dropout, mix64(seed ^ 1), is_training());
-  const int64_t n = x.rows(), hc = o.heads * o.out_channels;
+  const int64_t n = x.rows();
   const Shape heads_shape{n, o.heads, o.out_channels};
   Var q = ops::reshape(ops::add(project(xd, query_weight_), query_bias_), heads_shape);  // [N, H, C]
   Var k = ops::reshape(ops::add(project(xd, key_weight_), key_bias_), heads_shape);      // [N, H, C]
@@ -91,14 +91,11 @@ Var GraphTransformerConv::forward(const NodeFeatures& x, const GraphContext& gra
     edge = ops::reshape(ops::matmul(Var(view.edge_features), edge_weight_),
                         {view.num_edges(), o.heads, o.out_channels});  // [E, H, C]
   }
-  ops::SparseAttentionOptions sa;
-  sa.dropout = o.dropout;
-  sa.seed = mix64(seed ^ 2);
-  sa.training = is_training();
-  Tensor* weights = attention ? &attention->weights : nullptr;
-  if (attention) attention->view = &view;
-  Var out = ops::sparse_attention(view.csr, ops::SparseScores::dot(q, k, edge), v, sa, weights);  // [N, H, C]
-  out = o.concat ? ops::reshape(out, {n, hc}) : ops::head_mean(out);  // [N, out]
+  const Var out = finish_attention_layer(
+      ops::sparse_attention(view.csr, ops::SparseScores::dot(q, k, edge), v,
+                            layer_attention_options(o.dropout, seed, is_training()),
+                            attention_weights_out(attention, view)),  // [N, H, C]
+      o.concat);                                                      // [N, out]
   if (!o.root_weight) return out;
   Var skip = project(xd, skip_weight_);  // [N, out]
   if (o.bias) skip = ops::add(skip, skip_bias_);

@@ -7,10 +7,10 @@
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/head_dot.hpp"
-#include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/indexing.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/sparse_attention.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/option_list.hpp"
 #include "attend/core/random.hpp"
@@ -94,12 +94,8 @@ Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
   Var q = ops::gather_rows(s_dst, index->dst_slot);  // [E, H]
   Var logits = o.attention_mode == "additive-self-attention" ? ops::leaky_relu(ops::add(q, k), o.negative_slope)
                                                               : ops::mul(q, k);  // [E, H]
-  ops::SparseAttentionOptions sa;
-  sa.dropout = o.dropout;
-  sa.seed = mix64(seed ^ 2);
-  sa.training = is_training();
-  Tensor* weights = attention ? &attention->weights : nullptr;
-  if (attention) attention->view = &view;
+  const ops::SparseAttentionOptions sa = layer_attention_options(o.dropout, seed, is_training());
+  Tensor* weights = attention_weights_out(attention, view);
   Var out;
   if (o.attention_mechanism == "within-relation") {
     Var per_slot = ops::sparse_attention(index->within_csr, ops::SparseScores::precomputed(logits), g, sa,
@@ -112,9 +108,7 @@ Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
     std::iota(nodes.begin(), nodes.end(), int64_t{0});
     out = ops::gather_rows(all, nodes);  // [N, H, C]: rows >= N of `all` have no in-edges
   }
-  out = o.concat ? ops::reshape(out, {n, heads * c}) : ops::head_mean(out);  // [N, out]
-  if (o.bias) out = ops::add(out, bias_);
-  return out;
+  return finish_attention_layer(out, o.concat, Var(), bias_);
 }
 
 void RgatConv::register_into(Registry& registry) {
