@@ -63,26 +63,6 @@ void load_plugins(const std::vector<std::string>& paths, const char* plugin_path
   }
 }
 
-std::string one_line(const std::string& text) {
-  std::string out;
-  bool pending_break = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\r') {
-      pending_break = true;
-      continue;
-    }
-    if (pending_break) {
-      if (c == ' ' || c == '\t') continue;
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      if (!out.empty()) out += "; ";
-      pending_break = false;
-    }
-    out += c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 int report_failure(std::exception_ptr error, std::ostream& err) {
   try {
     std::rethrow_exception(error);

@@ -35,7 +35,4 @@ void load_plugins(const std::vector<std::string>& paths, const char* plugin_path
 /// `attend: internal error: ...` otherwise) to `err` and return its exit code.
 int report_failure(std::exception_ptr error, std::ostream& err);
 
-/// `text` on one line: every run of line breaks (and the spaces around them) becomes "; ".
-std::string one_line(const std::string& text);
-
 }  // namespace attend::cli

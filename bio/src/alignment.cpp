@@ -91,4 +91,34 @@ Alignment read_alignment(const std::string& path, AlignmentFormat format,
   return a;
 }
 
+Alignment alignment_from_rows(const std::vector<std::string>& rows, const std::string& source) {
+  if (rows.empty()) throw InputError(source, 0, "no sequences (empty alignment)");
+  Alignment a;
+  for (std::size_t n = 0; n < rows.size(); ++n) {
+    const std::string where = "row " + std::to_string(n + 1);
+    std::size_t columns = 0;
+    for (char c : rows[n]) {
+      if ((c >= 'a' && c <= 'z') || c == '.') continue;  // insertion: not an aligned column
+      const uint8_t code = residue_code(c);
+      if (code == kInvalidCode) {
+        throw InputError(source, 0, where + ": unknown residue character " + quoted_input(std::string(1, c)) +
+                                        " (expected one of " + std::string(kAminoAcids) + "XBZJUO-)");
+      }
+      a.codes.push_back(code);
+      ++columns;
+    }
+    if (columns == 0) throw InputError(source, 0, where + " has no aligned columns");
+    if (n == 0) a.length = static_cast<int64_t>(columns);
+    if (static_cast<int64_t>(columns) != a.length) {
+      throw InputError(source, 0, where + " has " + std::to_string(columns) + " aligned columns, row 1 has " +
+                                      std::to_string(a.length));
+    }
+    if (a.length > kMaxAlignmentColumns) {
+      throw InputError(source, 0, "more than " + std::to_string(kMaxAlignmentColumns) + " columns");
+    }
+    a.names.push_back(std::to_string(n + 1));
+  }
+  return a;
+}
+
 }  // namespace attend::bio

@@ -39,4 +39,24 @@ std::string quoted_input(std::string_view text) {
   return "'" + printable(text.substr(0, keep)) + "...'" + size_note(text);
 }
 
+std::string one_line(const std::string& text) {
+  std::string out;
+  bool pending_break = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r') {
+      pending_break = true;
+      continue;
+    }
+    if (pending_break) {
+      if (c == ' ' || c == '\t') continue;
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty()) out += "; ";
+      pending_break = false;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 }  // namespace attend

@@ -137,16 +137,21 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     if (!d.val.empty()) result.val_acc = accuracy(logits, d.labels, d.val);
     result.test_acc = accuracy(logits, d.labels, d.test);
   }
-  if (!options.save_path.empty()) {
+  if (!options.save_path.empty() || options.checkpoint_out != nullptr) {
     CheckpointData checkpoint = capture_checkpoint(*model, arena, optimizer.get(), &trainer.state());
     checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
-    save_checkpoint(options.save_path, checkpoint);
+    if (!options.save_path.empty()) save_checkpoint(options.save_path, checkpoint);
+    if (options.checkpoint_out != nullptr) *options.checkpoint_out = std::move(checkpoint);
   }
   return result;
 }
 
 LoadedNodeModel load_node_model(const std::string& path, const Registry& registry) {
-  const CheckpointData data = load_checkpoint(path);
+  return node_model_from_checkpoint(load_checkpoint(path), registry, path);
+}
+
+LoadedNodeModel node_model_from_checkpoint(const CheckpointData& data, const Registry& registry,
+                                           const std::string& path) {
   LoadedNodeModel loaded;
   try {  // a bad stored config or parameter list is an error in the checkpoint: name it
     std::unique_ptr<Module> module = module_from_checkpoint(data, registry);

@@ -18,15 +18,20 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
 }
 
 Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention) {
+  return class_logits(*m.loaded.model, m.data, m.checkpoint, attention);
+}
+
+Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
+                    std::vector<AttentionExport>* attention) {
   Tensor logits;  // [N, C]
   try {
-    logits = predict_logits(*m.loaded.model, m.data, attention);
+    logits = predict_logits(model, data, attention);
   } catch (const InputError& e) {
-    throw InputError(m.checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
+    throw InputError(source, 0, std::string(e.what()) + " (" + data.dataset.name + ")");
   }
-  if (logits.dim(1) != m.data.dataset.num_classes) {
-    throw InputError(m.checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) +
-                                          " classes, the dataset has " + std::to_string(m.data.dataset.num_classes));
+  if (logits.dim(1) != data.dataset.num_classes) {
+    throw InputError(source, 0, "the model predicts " + std::to_string(logits.dim(1)) + " classes, the dataset has " +
+                                    std::to_string(data.dataset.num_classes));
   }
   return logits;
 }

@@ -315,10 +315,3 @@ TEST_CASE("report_failure: one line, exit 2 for input errors and 1 otherwise", "
   CHECK(report(42) == 1);
   CHECK(err.str() == "attend: internal error: unknown exception\n");
 }
-
-TEST_CASE("one_line joins lines", "[apps]") {
-  CHECK(cli::one_line("a") == "a");
-  CHECK(cli::one_line("a\nb") == "a; b");
-  CHECK(cli::one_line("a  \r\n\n   b\n") == "a; b");
-  CHECK(cli::one_line("\nfirst") == "first");
-}

@@ -144,12 +144,12 @@ TEST_CASE("load_contact_truth reads a TSV of the right length, and nothing witho
   std::ofstream(dir.file("truth.tsv")) << "#L 5\n1 5 4.0 1\n1 4 12.0 0\n";
   std::vector<std::string> warnings;
   CHECK_FALSE(load_contact_truth({}, "ACDEF", 5, "pred.h5", warnings).has_value());
-  const std::optional<ContactMap> truth = load_contact_truth({.tsv = dir.file("truth.tsv")}, "ACDEF", 5, "pred.h5", warnings);
+  const std::optional<ContactMap> truth = load_contact_truth({.pdb = "", .chain = "", .tsv = dir.file("truth.tsv")}, "ACDEF", 5, "pred.h5", warnings);
   REQUIRE(truth.has_value());
   CHECK(truth->length() == 5);
   CHECK(warnings.empty());
   try {
-    load_contact_truth({.tsv = dir.file("truth.tsv")}, "ACDEFG", 6, "pred.h5", warnings);
+    load_contact_truth({.pdb = "", .chain = "", .tsv = dir.file("truth.tsv")}, "ACDEFG", 6, "pred.h5", warnings);
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(e.file() == dir.file("truth.tsv"));

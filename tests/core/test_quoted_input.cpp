@@ -37,3 +37,10 @@ TEST_CASE("an input error whose site forgot to quote its user text still prints 
   CHECK(bare.find('\n') == std::string::npos);
   CHECK(std::string(InputError("short\nmessage").what()) == "short\nmessage");  // short ones untouched
 }
+
+TEST_CASE("one_line joins lines", "[core]") {
+  CHECK(one_line("a") == "a");
+  CHECK(one_line("a\nb") == "a; b");
+  CHECK(one_line("a  \r\n\n   b\n") == "a; b");
+  CHECK(one_line("\nfirst") == "first");
+}

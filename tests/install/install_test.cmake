@@ -1,7 +1,8 @@
 # Install attend from a build tree into a fresh prefix, then build and run the consumer
 # project against it through find_package(attend). Run by ctest as
 #   cmake -DBUILD_DIR=<build> -DCONSUMER_DIR=<src>/tests/install/consumer -DWORK_DIR=<tmp>
-#         -DVERSION=<x.y.z> [-DGENERATOR=<gen>] [-DCONSUMER_CXX_FLAGS=<flags>] -P install_test.cmake
+#         -DVERSION=<x.y.z> [-DGENERATOR=<gen>] [-DCONSUMER_CXX_FLAGS=<flags>]
+#         [-DPYTHON=<python3> -DPYTHON_DIR=<site dir under the prefix>] -P install_test.cmake
 foreach(var BUILD_DIR CONSUMER_DIR WORK_DIR VERSION)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "install_test.cmake: -D${var}=... is required")
@@ -37,6 +38,16 @@ if(NOT step_output STREQUAL "attend ${VERSION}\n")
 endif()
 
 set(generator_args)
+# The Python package, when built (-DPYTHON=<interpreter> -DPYTHON_DIR=<dir under the prefix>),
+# imports from the prefix alone and finds the shipped data next to it.
+if(PYTHON)
+  step("import attend from the prefix" ${CMAKE_COMMAND} -E env --unset=ATTEND_DATA_DIR PYTHONPATH=${prefix}/${PYTHON_DIR}
+       ${PYTHON} -c "a = __import__('attend')\nprint(a.__version__, a.data_file('models/contact_evoformer.h5'))")
+  if(NOT step_output STREQUAL "${VERSION} ${prefix}/share/attend/models/contact_evoformer.h5\n")
+    message(FATAL_ERROR "install test: import attend printed '${step_output}'")
+  endif()
+endif()
+
 if(GENERATOR)
   set(generator_args -G ${GENERATOR})
 endif()

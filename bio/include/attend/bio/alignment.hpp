@@ -64,4 +64,10 @@ AlignmentFormat detect_alignment_format(const std::string& path);
 Alignment read_alignment(const std::string& path, AlignmentFormat format = AlignmentFormat::kAuto,
                          const std::string& query_name = "");
 
+/// An alignment from aligned rows given as text (row 0 the query, named "1", "2", ...), read
+/// as A3M rows are: lower-case letters and `.` are insertions and dropped. An empty list, an
+/// unknown character, rows of unequal length or more than kMaxAlignmentColumns columns are an
+/// attend::InputError naming `source` and the row.
+Alignment alignment_from_rows(const std::vector<std::string>& rows, const std::string& source);
+
 }  // namespace attend::bio

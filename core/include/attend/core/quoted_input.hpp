@@ -22,4 +22,8 @@ std::string shortened(std::string_view text, std::size_t max_chars);
 /// size follows: 'abcd...' (5000000 bytes). Control characters show as '?'.
 std::string quoted_input(std::string_view text);
 
+/// `text` on one line: every run of line breaks (and the spaces around them) becomes "; ".
+/// Error messages reach users as one line (the command line's stderr, Python's ValueError).
+std::string one_line(const std::string& text);
+
 }  // namespace attend

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attend/core/checkpoint.hpp"
 #include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
@@ -36,6 +37,7 @@ struct NodeRunOptions {
   int patience = -1;  ///< -1: the spec's
   ProgressOptions progress;
   std::string save_path;  ///< write the trained model here (atomically) when not empty
+  CheckpointData* checkpoint_out = nullptr;  ///< receives what save_path would hold, when given
 };
 
 struct NodeRunResult {
@@ -73,6 +75,9 @@ struct LoadedNodeModel {
   bool normalize_features = true;
 };
 LoadedNodeModel load_node_model(const std::string& checkpoint, const Registry& registry);
+/// As load_node_model, from a checkpoint in memory (`source` names it in errors).
+LoadedNodeModel node_model_from_checkpoint(const CheckpointData& checkpoint, const Registry& registry,
+                                           const std::string& source);
 
 /// Class logits [N, C] in evaluation mode (ops::softmax gives the probabilities);
 /// `attention`, when given, receives each layer's attention weights. Throws

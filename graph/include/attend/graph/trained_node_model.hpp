@@ -29,6 +29,9 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
 /// model that predicts another number of classes than the dataset has, is an
 /// attend::InputError naming the checkpoint and the dataset.
 Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention = nullptr);
+/// As above, for a model from anywhere (`source` names it in errors).
+Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
+                    std::vector<AttentionExport>* attention = nullptr);
 
 /// Accuracy and mean cross-entropy (the loss the trainer reports) on one split.
 struct SplitScore {

@@ -1,0 +1,170 @@
+// attend.Graph: a node-classification dataset from numpy arrays (PyTorch Geometric's
+// edge_index convention) or from any file layout the command line reads (attend.load_graph).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "attend/core/error.hpp"
+#include "attend/graph/load_dataset.hpp"
+#include "attend/graph/node_dataset.hpp"
+#include "bindings.hpp"
+#include "numpy_arrays.hpp"
+#include "python_graph.hpp"
+
+namespace py = pybind11;
+
+namespace attend::python {
+
+namespace {
+
+/// Node ids of a split given as a boolean mask [N] or as an index array.
+std::vector<int64_t> split_rows(const py::object& split, int64_t n, const std::string& name) {
+  if (split.is_none()) return {};
+  const py::array array = py::array::ensure(split);
+  if (!array) throw InputError(name + " must be a boolean mask or an index array");
+  if (array.dtype().kind() == 'b') {
+    const auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(array);
+    if (mask.ndim() != 1 || mask.size() != n) {
+      throw InputError(name + " as a mask must have one entry per node (" + std::to_string(n) + ")");
+    }
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < n; ++i)
+      if (mask.data()[i]) rows.push_back(i);
+    return rows;
+  }
+  return to_index_vector(IndexArray::ensure(array), name);
+}
+
+/// Features [N, F]: a dense float array, or anything with tocsr() (a scipy.sparse matrix).
+SparseMatrix feature_matrix(const py::object& x, int64_t n) {
+  if (x.is_none()) return {};
+  if (py::hasattr(x, "tocsr")) {
+    const py::object csr = x.attr("tocsr")();
+    const py::tuple shape = csr.attr("shape");
+    const auto rows = shape[0].cast<int64_t>(), cols = shape[1].cast<int64_t>();
+    const std::vector<int64_t> indptr = to_index_vector(IndexArray::ensure(csr.attr("indptr")), "x.indptr");
+    const std::vector<int64_t> indices = to_index_vector(IndexArray::ensure(csr.attr("indices")), "x.indices");
+    const FloatArray data = FloatArray::ensure(csr.attr("data"));
+    if (rows != n) throw InputError("x has " + std::to_string(rows) + " rows, the graph has " + std::to_string(n) + " nodes");
+    std::vector<int64_t> row;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) row.push_back(r);
+    return SparseMatrix::from_triplets(rows, cols, row, indices,
+                                       std::vector<float>(data.data(), data.data() + data.size()));
+  }
+  const Tensor dense = to_tensor(FloatArray::ensure(x), "x", 2);
+  if (dense.dim(0) != n) {
+    throw InputError("x has " + std::to_string(dense.dim(0)) + " rows, the graph has " + std::to_string(n) + " nodes");
+  }
+  return SparseMatrix::from_dense(dense);
+}
+
+graph::NodeDataset dataset_from_arrays(const IndexArray& edge_index, const py::object& x, const py::object& y,
+                                       const py::object& train, const py::object& val, const py::object& test,
+                                       const py::object& edge_type, std::optional<int64_t> num_nodes,
+                                       std::optional<int64_t> num_classes, bool directed, const std::string& name) {
+  if (edge_index.ndim() != 2 || edge_index.shape(0) != 2) throw InputError("edge_index must have shape [2, E]");
+  graph::NodeDataset d;
+  d.name = name;
+  const int64_t e = edge_index.shape(1);
+  d.edge_src.assign(edge_index.data(), edge_index.data() + e);
+  d.edge_dst.assign(edge_index.data() + e, edge_index.data() + 2 * e);
+  int64_t n = 0;
+  for (int64_t i = 0; i < e; ++i) n = std::max({n, d.edge_src[i] + 1, d.edge_dst[i] + 1});
+  if (!x.is_none()) n = py::len(x);
+  if (!y.is_none()) n = py::len(y);
+  d.num_nodes = num_nodes.value_or(n);
+  d.features = feature_matrix(x, d.num_nodes);
+  d.labels.assign(d.num_nodes, -1);
+  if (!y.is_none()) {
+    d.labels = to_index_vector(IndexArray::ensure(y), "y");
+    if (static_cast<int64_t>(d.labels.size()) != d.num_nodes) throw InputError("y must have one label per node");
+  }
+  int64_t classes = 0;
+  for (int64_t label : d.labels) classes = std::max(classes, label + 1);
+  d.num_classes = num_classes.value_or(classes);
+  d.train = split_rows(train, d.num_nodes, "train");
+  d.val = split_rows(val, d.num_nodes, "val");
+  d.test = split_rows(test, d.num_nodes, "test");
+  d.directed = directed;
+  if (!edge_type.is_none()) {
+    d.edge_type = to_index_vector(IndexArray::ensure(edge_type), "edge_type");
+    if (static_cast<int64_t>(d.edge_type.size()) != e) throw InputError("edge_type must have one entry per edge");
+    int64_t relations = 0;
+    for (int64_t t : d.edge_type) relations = std::max(relations, t + 1);
+    for (int64_t r = 0; r < relations; ++r) d.relation_names.push_back(std::to_string(r));
+  }
+  d.validate();
+  return d;
+}
+
+/// The features as a dense float32 array [N, F].
+py::array_t<float> dense_features(const graph::NodeDataset& d) {
+  const SparseMatrix& f = d.features;
+  py::array_t<float> out({f.rows(), f.cols()});
+  std::fill(out.mutable_data(), out.mutable_data() + out.size(), 0.0f);
+  for (int64_t r = 0; r < f.rows(); ++r)
+    for (int64_t k = f.indptr()[r]; k < f.indptr()[r + 1]; ++k) out.mutable_data()[r * f.cols() + f.indices()[k]] = f.values()[k];
+  return out;
+}
+
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  py::class_<PythonGraph>(m, "Graph", "A node-classification graph: edges, features, labels and splits.")
+      .def(py::init([](const IndexArray& edge_index, const py::object& x, const py::object& y, const py::object& train,
+                       const py::object& val, const py::object& test, const py::object& edge_type,
+                       std::optional<int64_t> num_nodes, std::optional<int64_t> num_classes, bool directed,
+                       const std::string& name) {
+             return PythonGraph{std::make_shared<const graph::NodeDataset>(dataset_from_arrays(
+                 edge_index, x, y, train, val, test, edge_type, num_nodes, num_classes, directed, name))};
+           }),
+           py::arg("edge_index"), py::kw_only(), py::arg("x") = py::none(), py::arg("y") = py::none(),
+           py::arg("train") = py::none(), py::arg("val") = py::none(), py::arg("test") = py::none(),
+           py::arg("edge_type") = py::none(), py::arg("num_nodes") = py::none(), py::arg("num_classes") = py::none(),
+           py::arg("directed") = false, py::arg("name") = "arrays",
+           "edge_index [2, E] int64 (row 0 sources, row 1 targets); x [N, F] float32 or a scipy.sparse matrix "
+           "(none: featureless nodes); y [N] int64 (-1: unlabelled); train / val / test as boolean masks [N] or "
+           "index arrays; edge_type [E] (relation ids); directed=False: each pair means both ways.")
+      .def_property_readonly("name", [](const PythonGraph& g) { return g.dataset->name; })
+      .def_property_readonly("num_nodes", [](const PythonGraph& g) { return g.dataset->num_nodes; })
+      .def_property_readonly("num_edges", [](const PythonGraph& g) { return g.dataset->num_edges(); })
+      .def_property_readonly("num_features", [](const PythonGraph& g) { return g.dataset->num_features(); })
+      .def_property_readonly("num_classes", [](const PythonGraph& g) { return g.dataset->num_classes; })
+      .def_property_readonly("edge_index",
+                             [](const PythonGraph& g) {
+                               const graph::NodeDataset& d = *g.dataset;
+                               py::array_t<int64_t> out({int64_t{2}, d.num_edges()});
+                               std::copy(d.edge_src.begin(), d.edge_src.end(), out.mutable_data());
+                               std::copy(d.edge_dst.begin(), d.edge_dst.end(), out.mutable_data() + d.num_edges());
+                               return out;
+                             })
+      .def_property_readonly("x", [](const PythonGraph& g) { return dense_features(*g.dataset); })
+      .def_property_readonly("y", [](const PythonGraph& g) { return to_numpy(g.dataset->labels); })
+      .def_property_readonly("train", [](const PythonGraph& g) { return to_numpy(g.dataset->train); })
+      .def_property_readonly("val", [](const PythonGraph& g) { return to_numpy(g.dataset->val); })
+      .def_property_readonly("test", [](const PythonGraph& g) { return to_numpy(g.dataset->test); })
+      .def_property_readonly("node_names", [](const PythonGraph& g) {
+        std::vector<std::string> names;
+        for (int64_t i = 0; i < g.dataset->num_nodes; ++i) names.push_back(g.dataset->node_name(i));
+        return names;
+      })
+      .def("__repr__", [](const PythonGraph& g) {
+        const graph::NodeDataset& d = *g.dataset;
+        return "<attend.Graph " + d.name + ": " + std::to_string(d.num_nodes) + " nodes, " +
+               std::to_string(d.num_edges()) + " edges, " + std::to_string(d.num_features()) + " features, " +
+               std::to_string(d.num_classes) + " classes>";
+      });
+  m.def(
+      "load_graph",
+      [](const std::string& path) {
+        graph::NodeDataset d;
+        {
+          py::gil_scoped_release release;
+          d = graph::load_node_dataset(path);
+        }
+        return PythonGraph{std::make_shared<const graph::NodeDataset>(std::move(d))};
+      },
+      py::arg("path"), "A graph from any layout `attend node-classify --data` reads (folder or .h5 file).");
+}
+
+}  // namespace attend::python

@@ -1,0 +1,16 @@
+// The compiled part of the Python package `attend` (python/attend/__init__.py re-exports it).
+#include <pybind11/pybind11.h>
+
+#include "attend/version.h"
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_attend, m) {
+  m.doc() = "attend: attention on graphs and proteins (the compiled core)";
+  m.attr("__version__") = ATTEND_VERSION_STRING;
+  attend::python::bind_errors(m);
+  attend::python::bind_registry(m);
+  attend::python::bind_graph(m);
+  attend::python::bind_node_classifier(m);
+  attend::python::bind_contacts(m);
+  attend::python::bind_ops(m);
+}

@@ -1,0 +1,50 @@
+"""attend.Graph from numpy arrays and attend.load_graph."""
+import os
+
+import numpy as np
+import pytest
+
+import attend
+
+
+def test_graph_from_arrays_keeps_what_it_was_given():
+    edge_index = np.array([[0, 1, 2], [1, 2, 3]])
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    g = attend.Graph(edge_index, x=x, y=np.array([0, 1, 0, 1]), train=np.array([True, True, False, False]),
+                     test=np.array([3]))
+    assert (g.num_nodes, g.num_edges, g.num_features, g.num_classes) == (4, 3, 2, 2)
+    assert np.array_equal(g.edge_index, edge_index)
+    assert np.array_equal(g.x, x)
+    assert np.array_equal(g.train, [0, 1])
+    assert np.array_equal(g.test, [3])
+    assert g.val.size == 0
+    assert "4 nodes" in repr(g)
+
+
+def test_graph_input_errors_are_value_errors_with_one_line():
+    with pytest.raises(ValueError, match=r"edge_index must have shape \[2, E\]"):
+        attend.Graph(np.zeros((3, 2), dtype=np.int64))
+    with pytest.raises(ValueError, match="x has 3 rows, the graph has 4 nodes"):
+        attend.Graph(np.array([[0], [3]]), x=np.zeros((3, 2), dtype=np.float32), num_nodes=4)
+    with pytest.raises(ValueError, match="one entry per node"):
+        attend.Graph(np.array([[0], [1]]), y=np.array([0, 1]), train=np.array([True]))
+    with pytest.raises(ValueError) as error:
+        attend.Graph(np.array([[0], [1]]), x=np.array([[np.nan], [1.0]], dtype=np.float32))
+    assert "\n" not in str(error.value)
+
+
+def test_load_graph_reads_the_layouts_of_the_command_line(data_dir, cora_arrays):
+    g = attend.load_graph(os.path.join(data_dir, "graphs", "cora"))
+    assert (g.num_nodes, g.num_features, g.num_classes) == (2708, 1433, 7)
+    assert np.array_equal(g.x, cora_arrays["x"])
+    assert np.array_equal(g.y, cora_arrays["y"])
+    assert np.array_equal(g.test, cora_arrays["test"])
+    with pytest.raises(ValueError, match="nowhere"):
+        attend.load_graph(os.path.join(data_dir, "nowhere"))
+
+
+def test_layers_lists_the_built_ins():
+    names = {layer["name"] for layer in attend.layers()}
+    assert {"gat", "gatv2", "gcn", "rgcn", "rgat", "graph_transformer"} <= names
+    with pytest.raises(ValueError):
+        attend.load_plugin("/nonexistent/plugin.so")
