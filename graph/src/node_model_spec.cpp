@@ -103,7 +103,9 @@ const std::map<std::string, Json>& presets() {
 NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source) {
   auto fail = [&](const std::string& what) -> InputError { return InputError(source, 0, what); };
   if (!j.is_object()) throw fail("a model is a JSON object with \"layers\"");
-  check_option_keys(j, {"layers", "activation", "optimizer", "epochs", "patience", "stopping", "normalize_features"},
+  check_option_keys(j,
+                    {"layers", "activation", "optimizer", "epochs", "patience", "stopping", "normalize_features",
+                     "jumping_knowledge", "clip_grad_norm"},
                     source);
   NodeModelSpec s;
   s.name = source;
@@ -132,11 +134,18 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
     s.patience = option_or<int>(j, "patience", s.patience, source);
     s.stopping = j.value("stopping", s.stopping);
     s.normalize_features = j.value("normalize_features", s.normalize_features);
+    s.jumping_knowledge = j.value("jumping_knowledge", s.jumping_knowledge);
+    s.clip_grad_norm = option_or<double>(j, "clip_grad_norm", s.clip_grad_norm, source);
   } catch (const Json::exception& e) {
     throw fail(std::string("wrong type: ") + e.what());
   }
   if (!s.optimizer.is_object() || !s.optimizer.contains("type")) throw fail("\"optimizer\" needs a \"type\"");
   if (s.epochs <= 0 || s.patience < 0) throw fail("epochs must be positive and patience not negative");
+  if (s.jumping_knowledge != "none" && s.jumping_knowledge != "cat") {
+    throw fail("\"jumping_knowledge\" must be \"none\" or \"cat\", got " + quoted_input(s.jumping_knowledge));
+  }
+  if (s.jumping_knowledge == "cat" && s.layers.size() < 2) throw fail("\"jumping_knowledge\": \"cat\" needs at least two layers");
+  if (!(s.clip_grad_norm >= 0.0)) throw fail("\"clip_grad_norm\" must be a number >= 0 (0: no clipping)");
   try {
     stopping_rule(s.stopping);
   } catch (const InputError& e) {
@@ -172,11 +181,14 @@ std::vector<std::string> preset_model_names() {
 Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
                           const GraphContext& graph, uint64_t seed, const Registry& registry) {
   Json layers = Json::array();
+  const bool concat_hidden = spec.jumping_knowledge == "cat";
   int64_t width = dataset.num_features() > 0 ? dataset.num_features() : dataset.num_nodes;
+  int64_t hidden_width = 0;  // what the last layer reads under jumping_knowledge "cat"
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
     Json options = spec.layers[i];
     const std::string type = options["type"].get<std::string>();
     options.erase("type");
+    if (concat_hidden && i + 1 == spec.layers.size()) width = hidden_width;
     if (!options.contains("in_channels")) options["in_channels"] = width;
     if (i + 1 == spec.layers.size() && !options.contains("out_channels")) options["out_channels"] = dataset.num_classes;
     for (auto& [key, value] : options.items()) {
@@ -194,13 +206,16 @@ Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
     const auto* layer = dynamic_cast<const NodeLayer*>(probe.get());
     if (layer == nullptr) throw InputError(spec.name, 0, "layer " + std::to_string(i) + " (" + quoted_input(type) + ") is not a node layer");
     width = layer->out_features();
+    hidden_width += width;
     layers.push_back({{"type", type}, {"config", probe->config()}});
   }
   if (width != dataset.num_classes) {
     throw InputError(spec.name, 0, "the last layer gives " + std::to_string(width) + " outputs per node but the dataset has " +
                                        std::to_string(dataset.num_classes) + " classes");
   }
-  return {{"layers", layers}, {"activation", spec.activation}};
+  Json config = {{"layers", layers}, {"activation", spec.activation}};
+  if (concat_hidden) config["jumping_knowledge"] = "cat";  // absent otherwise: the configs of before
+  return config;
 }
 
 }  // namespace attend::graph
