@@ -8,8 +8,10 @@
 /// The result is an ordinary GraphContext over local node ids (seeds first), so every node
 /// layer runs on it unchanged; `node_ids` and `edge_ids` map it back to the whole graph.
 /// With every fan-out -1 it is the exact L-hop computation graph of the seeds, and an L-layer
-/// model's outputs on the seeds equal its outputs on the whole graph (GCN included: the
-/// context carries the whole graph's in-degrees for its normalisation).
+/// model of message-passing layers gives the seeds the outputs it gives them on the whole
+/// graph (GCN included: the context carries the whole graph's in-degrees for its
+/// normalisation). Edge features are not copied: slice them by `edge_ids`. Graphormer, which
+/// attends over all node pairs, sees only the sample.
 ///
 /// Random choices come from counters keyed by (seed, batch, hop, node): the sample does not
 /// depend on the thread count or on the order in which nodes are visited.
