@@ -2,6 +2,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/l2_normalize.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/quoted_input.hpp"
@@ -31,7 +32,8 @@ Var activate(const Var& x, const std::string& activation) {
 
 NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : config_(config) {
   const std::string me = "node_classifier";
-  check_option_keys(config, {"layers", "activation", "jumping_knowledge"}, me);
+  check_option_keys(config, {"layers", "activation", "jumping_knowledge", "normalize_hidden"}, me);
+  normalize_hidden_ = option_or<bool>(config, "normalize_hidden", false, me);
   activation_ = option_or<std::string>(config, "activation", "elu", me);
   if (activation_ != "elu" && activation_ != "relu" && activation_ != "none") {
     throw InputError(me + ": activation must be elu, relu or none, got " + quoted_input(activation_));
@@ -89,6 +91,7 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
     const bool last = i + 1 == layers_.size();
     if (last && concat_hidden_) h = NodeFeatures(ops::concat(hidden));  // [N, C_1 + ... + C_{L-1}]
     out = layers_[i]->forward(h, graph, mix64(seed + i), attention ? &(*attention)[i] : nullptr);
+    if (!last && normalize_hidden_) out = ops::l2_normalize(out);  // [N, C_i], unit rows
     if (!last) out = activate(out, activation_);
     if (!last && concat_hidden_) hidden.push_back(out);
     h = NodeFeatures(out);

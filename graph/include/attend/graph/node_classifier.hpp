@@ -12,6 +12,8 @@
 /// [N, C_1 + ... + C_{L-1}], so the prediction sees each node's 1-hop, 2-hop, ... views
 /// at once (the GNNExplainer authors' GCN; the head is usually a `node_linear`). Every layer
 /// is still called as a NodeLayer on the same GraphContext.
+/// "normalize_hidden": true divides each hidden layer's output row by its L2 norm before the
+/// activation (the GNNExplainer authors' GCN, `normalize_embedding`); absent or false, not.
 /// Parameters are named `layers.<i>.<name>`.
 
 #include <memory>
@@ -50,6 +52,7 @@ class NodeClassifier : public Module {
   Json config_;
   std::string activation_;
   bool concat_hidden_ = false;  ///< jumping_knowledge "cat"
+  bool normalize_hidden_ = false;
   std::vector<const NodeLayer*> layers_;
 };
 

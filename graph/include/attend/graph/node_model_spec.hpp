@@ -8,7 +8,7 @@
 ///    "activation": "elu",
 ///    "optimizer": {"type": "adam", "lr": 0.005, "weight_decay": 0.0005},
 ///    "epochs": 1000, "patience": 100, "stopping": "gat-reference", "normalize_features": true,
-///    "jumping_knowledge": "none", "clip_grad_norm": 0}
+///    "jumping_knowledge": "none", "normalize_hidden": false, "clip_grad_norm": 0}
 /// "stopping" names the early-stopping rule (attend/core/trainer.hpp): "gat-reference" (the
 /// GAT authors' released code: validation loss and accuracy) or "gat-accuracy" (the rule the
 /// authors used for their CiteSeer and PubMed numbers: validation accuracy only).
@@ -48,6 +48,7 @@ struct NodeModelSpec {
   bool normalize_features = true;   ///< scale each feature row to sum 1 (GAT's preprocessing)
   std::string jumping_knowledge = "none";  ///< "none" or "cat" (NodeClassifier)
   double clip_grad_norm = 0.0;      ///< global gradient-norm clip per step; 0 = off
+  bool normalize_hidden = false;    ///< L2-normalise each hidden layer's output rows (NodeClassifier)
 
   /// Parse a spec; `source` names it in errors.
   static NodeModelSpec from_json(const Json& spec, const std::string& source);
