@@ -64,7 +64,8 @@ Json relational(const std::string& type, int bases, double weight_decay, double 
 // a linear head; Adam lr 0.001, L2 5e-3, gradient norm clipped at 2, 1000 epochs, the last
 // epoch kept. Chosen over attend's earlier recipes on the validation splits of all three
 // graphs of each benchmark (docs/results.md). DEVIATION: their last convolution is
-// concatenated without the ReLU; here every layer before the head has it. Features are used
+// concatenated without the ReLU (here every layer before the head has it), and their Glorot
+// initialisation has the ReLU gain sqrt(2) (the gcn layer's has none). Features are used
 // as generated (BA-Community's are signed Gaussian values, not to be scaled to sum 1).
 Json explainer_benchmark_gcn() {
   Json layers = Json::array();
