@@ -242,6 +242,28 @@ TEST_CASE("each in-edge is drawn with probability fan-out / degree, with or with
   }
 }
 
+TEST_CASE("with smaller fan-outs GCN keeps the whole graph's coefficient on every sampled edge", "[graph]") {
+  const GraphContext g = GraphContext::from_dataset(random_dataset(200, 900, 8));
+  const SampledSubgraph s = sample_neighbors(g, {3, 9, 27}, fanouts({3, 2}, 14));
+  for (bool self_loops : {true, false}) {
+    const SparseMatrix& local = *s.graph.adjacency(self_loops, true);
+    const SparseMatrix& whole = *g.adjacency(self_loops, true);
+    auto entry = [](const SparseMatrix& m, int64_t i, int64_t j) {
+      for (int64_t p = m.indptr()[i]; p < m.indptr()[i + 1]; ++p) {
+        if (m.indices()[p] == j) return m.values()[p];
+      }
+      return 0.0f;
+    };
+    INFO("self loops " << self_loops);
+    for (int64_t i = 0; i < local.rows(); ++i) {
+      for (int64_t p = local.indptr()[i]; p < local.indptr()[i + 1]; ++p) {
+        const int64_t j = local.indices()[p];
+        CHECK(local.values()[p] == entry(whole, s.node_ids[i], s.node_ids[j]));
+      }
+    }
+  }
+}
+
 TEST_CASE("seed batches cover every node once, shuffled by their seed", "[graph]") {
   std::vector<int64_t> nodes(103);
   for (int64_t i = 0; i < 103; ++i) nodes[i] = 1000 + i;
