@@ -5,6 +5,7 @@
 #include "attend/graph/layers/gcn_conv.hpp"
 #include "attend/graph/layers/graph_transformer_conv.hpp"
 #include "attend/graph/layers/graphormer_conv.hpp"
+#include "attend/graph/layers/node_linear.hpp"
 #include "attend/graph/layers/rgat_conv.hpp"
 #include "attend/graph/layers/rgcn_conv.hpp"
 #include "attend/graph/node_classifier.hpp"
@@ -19,6 +20,7 @@ void register_graph_layers(Registry& registry) {
   RgcnConv::register_into(registry);
   RgatConv::register_into(registry);
   GraphormerConv::register_into(registry);
+  NodeLinear::register_into(registry);
   NodeClassifier::register_into(registry);
 }
 

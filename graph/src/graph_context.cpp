@@ -31,16 +31,14 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
 }  // namespace
 
 GraphContext GraphContext::from_dataset(const NodeDataset& d) {
-  GraphContext g;
-  g.cache_ = std::make_shared<Cache>();
-  g.num_nodes_ = d.num_nodes;
   std::vector<int64_t> src, dst, rel;
+  int64_t num_relations = 0;
   if (!d.directed) {
     const EdgeList both = symmetrize(EdgeList{d.num_nodes, d.edge_src, d.edge_dst});
     src = both.src;
     dst = both.dst;
     rel.assign(src.size(), 0);
-    g.num_relations_ = 2;  // the edges, and the self-loops
+    num_relations = 2;  // the edges, and the self-loops
   } else {
     const int64_t r = std::max<int64_t>(d.num_relations(), 1);
     for (std::size_t e = 0; e < d.edge_src.size(); ++e) {
@@ -52,8 +50,20 @@ GraphContext GraphContext::from_dataset(const NodeDataset& d) {
       dst.push_back(d.edge_src[e]);
       rel.push_back(type + r);
     }
-    g.num_relations_ = 2 * r + 1;
+    num_relations = 2 * r + 1;
   }
+  return from_edges(d.num_nodes, num_relations, std::move(src), std::move(dst), std::move(rel));
+}
+
+GraphContext GraphContext::from_edges(int64_t num_nodes, int64_t num_relations, std::vector<int64_t> src,
+                                      std::vector<int64_t> dst, std::vector<int64_t> rel) {
+  ATTEND_CHECK(src.size() == dst.size() && src.size() == rel.size(),
+               "from_edges: " << src.size() << " sources, " << dst.size() << " destinations, " << rel.size()
+                              << " relations");
+  GraphContext g;
+  g.cache_ = std::make_shared<Cache>();
+  g.num_nodes_ = num_nodes;
+  g.num_relations_ = num_relations;
   std::vector<int64_t> lsrc, ldst, lrel;
   for (std::size_t e = 0; e < src.size(); ++e) {
     if (src[e] == dst[e]) continue;
@@ -62,15 +72,26 @@ GraphContext GraphContext::from_dataset(const NodeDataset& d) {
     lrel.push_back(rel[e]);
     g.looped_origin_.push_back(static_cast<int64_t>(e));
   }
-  for (int64_t v = 0; v < d.num_nodes; ++v) {
+  for (int64_t v = 0; v < num_nodes; ++v) {
     lsrc.push_back(v);
     ldst.push_back(v);
     lrel.push_back(g.num_relations_ - 1);
     g.looped_origin_.push_back(-1);
   }
-  g.plain_ = make_view(d.num_nodes, std::move(src), std::move(dst), std::move(rel));
-  g.looped_ = make_view(d.num_nodes, std::move(lsrc), std::move(ldst), std::move(lrel));
+  g.plain_ = make_view(num_nodes, std::move(src), std::move(dst), std::move(rel));
+  g.looped_ = make_view(num_nodes, std::move(lsrc), std::move(ldst), std::move(lrel));
   return g;
+}
+
+void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::vector<int64_t> looped) {
+  ATTEND_CHECK(static_cast<int64_t>(plain.size()) == num_nodes_ && static_cast<int64_t>(looped.size()) == num_nodes_,
+               "set_normalization_degrees: " << plain.size() << " and " << looped.size() << " degrees for "
+                                             << num_nodes_ << " nodes");
+  ATTEND_CHECK(cache_ != nullptr, "set_normalization_degrees on a GraphContext not built by from_edges");
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  ATTEND_CHECK(cache_->adjacency.empty(), "set_normalization_degrees after an adjacency was built");
+  plain_degree_ = std::move(plain);
+  looped_degree_ = std::move(looped);
 }
 
 void GraphContext::set_edge_features(const Tensor& features) {
@@ -91,7 +112,7 @@ void GraphContext::set_edge_features(const Tensor& features) {
 std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_loops,
                                                                      int64_t num_relations,
                                                                      bool for_attention) const {
-  ATTEND_CHECK(cache_ != nullptr, "relational_index on a GraphContext not built by from_dataset");
+  ATTEND_CHECK(cache_ != nullptr, "relational_index on a GraphContext not built by from_edges");
   ATTEND_CHECK(num_relations > 0, "relational_index: num_relations " << num_relations);
   std::lock_guard<std::mutex> lock(cache_->mutex);
   const auto key = std::make_tuple(self_loops, num_relations, for_attention);
@@ -145,16 +166,17 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
 }
 
 std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, bool normalize) const {
-  ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_dataset");
+  ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_edges");
   std::lock_guard<std::mutex> lock(cache_->mutex);
   auto& slot = cache_->adjacency[{self_loops, normalize}];
   if (slot) return slot;
   const GraphView& v = view(self_loops);
   std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
+    const std::vector<int64_t>& given = self_loops ? looped_degree_ : plain_degree_;
     std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
     for (int64_t i = 0; i < num_nodes_; ++i) {
-      const int64_t degree = v.csr.in_degree(i);
+      const int64_t degree = given.empty() ? v.csr.in_degree(i) : given[i];
       if (degree > 0) inv_sqrt_degree[i] = 1.0 / std::sqrt(static_cast<double>(degree));
     }
     for (int64_t e = 0; e < v.num_edges(); ++e) {
@@ -166,7 +188,7 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
 }
 
 std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {
-  ATTEND_CHECK(cache_ != nullptr, "distances on a GraphContext not built by from_dataset");
+  ATTEND_CHECK(cache_ != nullptr, "distances on a GraphContext not built by from_edges");
   std::lock_guard<std::mutex> lock(cache_->mutex);
   auto& slot = cache_->distances[max_distance];
   if (!slot) {

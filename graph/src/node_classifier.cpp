@@ -2,6 +2,8 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/l2_normalize.hpp"
+#include "attend/core/ops/shape.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "attend/core/random.hpp"
@@ -30,16 +32,27 @@ Var activate(const Var& x, const std::string& activation) {
 
 NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : config_(config) {
   const std::string me = "node_classifier";
-  check_option_keys(config, {"layers", "activation"}, me);
+  check_option_keys(config, {"layers", "activation", "jumping_knowledge", "normalize_hidden"}, me);
+  normalize_hidden_ = option_or<bool>(config, "normalize_hidden", false, me);
   activation_ = option_or<std::string>(config, "activation", "elu", me);
   if (activation_ != "elu" && activation_ != "relu" && activation_ != "none") {
     throw InputError(me + ": activation must be elu, relu or none, got " + quoted_input(activation_));
   }
+  const std::string jumping_knowledge = option_or<std::string>(config, "jumping_knowledge", "none", me);
+  if (jumping_knowledge != "none" && jumping_knowledge != "cat") {
+    throw InputError(me + ": jumping_knowledge must be none or cat, got " + quoted_input(jumping_knowledge));
+  }
+  concat_hidden_ = jumping_knowledge == "cat";
   if (!config.contains("layers") || !config["layers"].is_array() || config["layers"].empty()) {
     throw InputError(me + ": 'layers' must be a non-empty array of {\"type\", \"config\"}");
   }
+  const std::size_t count = config["layers"].size();
+  if (concat_hidden_ && count < 2) {
+    throw InputError(me + ": jumping_knowledge \"cat\" needs at least one hidden layer before the last");
+  }
   auto& list = add_child("layers", std::make_unique<LayerList>());
-  int64_t width = -1;
+  int64_t width = -1;         // what the next layer of the chain reads
+  int64_t hidden_width = 0;   // sum of the hidden layers' widths (what a "cat" head reads)
   for (std::size_t i = 0; i < config["layers"].size(); ++i) {
     const Json& spec = config["layers"][i];
     if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string()) {
@@ -54,11 +67,16 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
     module.release();
     std::unique_ptr<NodeLayer> owned(layer);
     const Json layer_config = owned->config();
+    const bool head_reads_all = concat_hidden_ && i + 1 == count;
+    if (head_reads_all) width = hidden_width;
     if (width >= 0 && layer_config.contains("in_channels") && layer_config["in_channels"].get<int64_t>() != width) {
       throw InputError(me + ": layer " + std::to_string(i) + " takes " + layer_config["in_channels"].dump() +
-                       " features but layer " + std::to_string(i - 1) + " gives " + std::to_string(width));
+                       " features but " +
+                       (head_reads_all ? "the concatenated hidden layers give " : "layer " + std::to_string(i - 1) + " gives ") +
+                       std::to_string(width));
     }
     width = owned->out_features();
+    hidden_width += width;
     layers_.push_back(&list.add(std::move(owned), i));
   }
 }
@@ -67,10 +85,15 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
                             std::vector<AttentionExport>* attention) const {
   if (attention) attention->assign(layers_.size(), AttentionExport{});
   NodeFeatures h = x;
+  std::vector<Var> hidden;  // the activated outputs of layers 0..L-2, [N, C_i] each
   Var out;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const bool last = i + 1 == layers_.size();
+    if (last && concat_hidden_) h = NodeFeatures(ops::concat(hidden));  // [N, C_1 + ... + C_{L-1}]
     out = layers_[i]->forward(h, graph, mix64(seed + i), attention ? &(*attention)[i] : nullptr);
-    if (i + 1 < layers_.size()) out = activate(out, activation_);
+    if (!last && normalize_hidden_) out = ops::l2_normalize(out);  // [N, C_i], unit rows
+    if (!last) out = activate(out, activation_);
+    if (!last && concat_hidden_) hidden.push_back(out);
     h = NodeFeatures(out);
   }
   return out;

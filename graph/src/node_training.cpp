@@ -94,6 +94,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
   to.patience = options.patience >= 0 ? options.patience : spec.patience;
   to.rule = stopping_rule(spec.stopping);
+  to.clip_grad_norm = spec.clip_grad_norm;
   // Without a validation split or without early stopping (the R-GCN benchmark: a fixed
   // number of epochs) the model of the last epoch is kept: choosing an epoch by training loss
   // would be a protocol of our own, and a validation split held out of the training set

@@ -35,6 +35,7 @@ TEST_CASE("every op adds into existing gradients", "[core][grad]") {
       {"softmax", [](const std::vector<Var>& v) { return ops::softmax(v[0]); }},
       {"log_softmax", [](const std::vector<Var>& v) { return ops::log_softmax(v[0]); }},
       {"layer_norm", [](const std::vector<Var>& v) { return ops::layer_norm(v[0], v[1], v[1]); }},
+      {"l2_normalize", [](const std::vector<Var>& v) { return ops::l2_normalize(v[0]); }},
       {"dropout", [](const std::vector<Var>& v) { return ops::dropout(v[0], 0.5f, 3, true); }},
       {"concat",
        [](const std::vector<Var>& v) {

@@ -194,3 +194,37 @@ TEST_CASE("a saved model refuses data of another input width or with more relati
   CHECK_THAT(message(two_class_dataset(30, 120, 5, 5, 20)), Catch::Contains("the model knows") &&
                                                                 Catch::Contains("relations"));
 }
+
+TEST_CASE("a model file's clip_grad_norm bounds each step's gradient norm", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  const NodeDataset d = two_class_dataset(30, 120, 2, 43, 20);
+  const PreparedNodeData data = prepare_node_data(d, false);
+  testing::TempDir tmp;
+  // The L2 distance the parameters move in one SGD step of lr 1, from the initial values
+  // (the same seed gives the same initial model).
+  auto step_length = [&](double clip) {
+    Json model = jumpy_rgcn_spec().layers;
+    const Json file = {{"layers", model}, {"activation", "relu"}, {"optimizer", {{"type", "sgd"}, {"lr", 1.0}}},
+                       {"epochs", 1}, {"patience", 0}, {"normalize_features", false}, {"clip_grad_norm", clip}};
+    const NodeModelSpec spec = NodeModelSpec::from_json(file, "test");
+    const NodeClassifier initial(resolve_model_config(spec, d, data.graph, 0, registry), registry);
+    NodeRunOptions o;
+    o.progress.mode = ProgressMode::kSilent;
+    o.save_path = tmp.file("model.h5");
+    train_node_classifier(data, spec, registry, o);
+    LoadedNodeModel trained = load_node_model(o.save_path, registry);
+    std::map<std::string, Tensor> before;
+    for (const auto& [name, var] : initial.named_parameters()) before.emplace(name, Tensor(var.value()));
+    double squared = 0.0;
+    for (const auto& [name, var] : trained.model->named_parameters()) {
+      const Tensor& a = before.at(name);
+      for (int64_t k = 0; k < a.numel(); ++k) squared += std::pow(double(var.value()[k]) - a[k], 2);
+    }
+    return std::sqrt(squared);
+  };
+  const double free = step_length(0.0);
+  REQUIRE(free > 0.1);
+  CHECK(step_length(0.05) == Approx(0.05).epsilon(1e-3));  // clipped to the bound
+  CHECK(step_length(10 * free) == Approx(free).epsilon(1e-6));  // a bound above the norm changes nothing
+}

@@ -9,6 +9,7 @@
 #include "attend/core/ops/head_dot.hpp"
 #include "attend/core/ops/head_mean.hpp"
 #include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/l2_normalize.hpp"
 #include "attend/core/ops/layer_norm.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/ops/matmul.hpp"

@@ -56,6 +56,19 @@ class GraphContext {
   /// `num_relations() - 1` (the last relation is "self").
   static GraphContext from_dataset(const NodeDataset& dataset);
 
+  /// A context whose `plain` view is exactly the given edges (edge e: src[e] -> dst[e] with
+  /// relation[e] < num_relations - 1; the last relation is "self") and whose `looped` view
+  /// follows from it by the rule above. from_dataset ends here; a sampled computation graph
+  /// (neighbor_sampler.hpp) starts here.
+  static GraphContext from_edges(int64_t num_nodes, int64_t num_relations, std::vector<int64_t> src,
+                                 std::vector<int64_t> dst, std::vector<int64_t> relation);
+
+  /// The in-degrees (per node, of the plain and of the looped view) that `adjacency` with
+  /// `normalize` uses in place of this graph's own: a sampled graph carries those of the
+  /// whole graph, so GCN weighs each edge it keeps as the whole graph does. Must come before
+  /// the first `adjacency` call.
+  void set_normalization_degrees(std::vector<int64_t> plain, std::vector<int64_t> looped);
+
   int64_t num_nodes() const { return num_nodes_; }
   /// Relations in the views, the self-loop relation included.
   int64_t num_relations() const { return num_relations_; }
@@ -91,6 +104,8 @@ class GraphContext {
   int64_t num_relations_ = 1;
   GraphView plain_, looped_;
   std::vector<int64_t> looped_origin_;  ///< [E_looped] plain edge id, -1 for added self-loops
+  /// [N] each, or empty (the views' own in-degrees): see set_normalization_degrees.
+  std::vector<int64_t> plain_degree_, looped_degree_;
   std::shared_ptr<Cache> cache_;        ///< lazily built derived graphs (shared by copies)
 };
 

@@ -3,7 +3,17 @@
 /// an activation between them; the last layer's output is the class logits. Registered as
 /// "node_classifier", so a checkpoint rebuilds the whole model through the registry.
 ///
-/// Config: {"layers": [{"type": "gat", "config": {...}}, ...], "activation": "elu"}.
+/// Config: {"layers": [{"type": "gat", "config": {...}}, ...], "activation": "elu",
+///          "jumping_knowledge": "cat"}.
+/// "jumping_knowledge" (Xu et al., "Representation Learning on Graphs with Jumping Knowledge
+/// Networks", ICML 2018, concatenation aggregator): absent or "none", each layer reads the
+/// previous one's output; "cat", the hidden layers (all but the last) form a chain as before
+/// and the last layer reads the concatenation of every hidden layer's activated output
+/// [N, C_1 + ... + C_{L-1}], so the prediction sees each node's 1-hop, 2-hop, ... views
+/// at once (the GNNExplainer authors' GCN; the head is usually a `node_linear`). Every layer
+/// is still called as a NodeLayer on the same GraphContext.
+/// "normalize_hidden": true divides each hidden layer's output row by its L2 norm before the
+/// activation (the GNNExplainer authors' GCN, `normalize_embedding`); absent or false, not.
 /// Parameters are named `layers.<i>.<name>`.
 
 #include <memory>
@@ -41,6 +51,8 @@ class NodeClassifier : public Module {
  private:
   Json config_;
   std::string activation_;
+  bool concat_hidden_ = false;  ///< jumping_knowledge "cat"
+  bool normalize_hidden_ = false;
   std::vector<const NodeLayer*> layers_;
 };
 

@@ -7,7 +7,8 @@
 ///   {"layers": [{"type": "gat", "heads": 8, "out_channels": 8, "dropout": 0.6}, ...],
 ///    "activation": "elu",
 ///    "optimizer": {"type": "adam", "lr": 0.005, "weight_decay": 0.0005},
-///    "epochs": 1000, "patience": 100, "stopping": "gat-reference", "normalize_features": true}
+///    "epochs": 1000, "patience": 100, "stopping": "gat-reference", "normalize_features": true,
+///    "jumping_knowledge": "none", "normalize_hidden": false, "clip_grad_norm": 0}
 /// "stopping" names the early-stopping rule (attend/core/trainer.hpp): "gat-reference" (the
 /// GAT authors' released code: validation loss and accuracy) or "gat-accuracy" (the rule the
 /// authors used for their CiteSeer and PubMed numbers: validation accuracy only).
@@ -16,6 +17,9 @@
 /// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph. A layer may carry
 /// "weight_decay": an L2 term on that layer's parameters only (R-GCN's "L2 on the first
 /// layer"), added to their gradients as the optimizer's own weight_decay adds it to all.
+/// "jumping_knowledge": "cat" makes the last layer read the concatenation of every hidden
+/// layer's output (NodeClassifier); its `in_channels` then defaults to the sum of their widths.
+/// "clip_grad_norm": scale the gradients so their global L2 norm is at most this (0: off).
 
 #include <string>
 #include <vector>
@@ -42,6 +46,9 @@ struct NodeModelSpec {
   int patience = 100;               ///< early-stopping patience (GAT rule); 0 = off
   std::string stopping = "gat-reference";  ///< "gat-reference" or "gat-accuracy"
   bool normalize_features = true;   ///< scale each feature row to sum 1 (GAT's preprocessing)
+  std::string jumping_knowledge = "none";  ///< "none" or "cat" (NodeClassifier)
+  double clip_grad_norm = 0.0;      ///< global gradient-norm clip per step; 0 = off
+  bool normalize_hidden = false;    ///< L2-normalise each hidden layer's output rows (NodeClassifier)
 
   /// Parse a spec; `source` names it in errors.
   static NodeModelSpec from_json(const Json& spec, const std::string& source);

@@ -1,0 +1,181 @@
+#include "attend/graph/neighbor_sampler.hpp"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
+
+namespace attend::graph {
+
+namespace {
+
+// The key of one node's draws: (seed, batch, hop, node) through a chain of mixes, so nearby
+// tuples give unrelated streams.
+uint64_t draw_key(uint64_t seed, uint64_t batch, int64_t hop, int64_t node) {
+  return mix64(mix64(mix64(mix64(seed) + batch) + static_cast<uint64_t>(hop)) + static_cast<uint64_t>(node));
+}
+
+// The 64-bit draw number `index` of the stream `key`.
+uint64_t draw(uint64_t key, uint64_t index) { return mix64(key ^ mix64(index)); }
+
+// A draw mapped to [0, n) by the high bits of a 128-bit product (Lemire's multiply-shift;
+// bias at most n / 2^64).
+int64_t draw_below(uint64_t bits, int64_t n) {
+  return static_cast<int64_t>((static_cast<unsigned __int128>(bits) * static_cast<uint64_t>(n)) >> 64);
+}
+
+// Choose from `edges` (edge ids, one node's in-edges of one group) by the options, into
+// `out`. Without replacement: the `fanout` edges with the smallest draws keyed by edge id (a
+// uniform subset, whatever the order of `edges`); with: `fanout` draws of a position.
+void choose(const std::vector<int64_t>& edges, int64_t fanout, bool replace, uint64_t key,
+            std::vector<int64_t>& out) {
+  const auto n = static_cast<int64_t>(edges.size());
+  if (n == 0) return;
+  if (fanout < 0 || (!replace && fanout >= n)) {
+    out.insert(out.end(), edges.begin(), edges.end());
+    return;
+  }
+  if (replace) {
+    for (int64_t t = 0; t < fanout; ++t) out.push_back(edges[draw_below(draw(key, static_cast<uint64_t>(t)), n)]);
+    return;
+  }
+  std::vector<std::pair<uint64_t, int64_t>> keyed;  // (draw, edge id)
+  keyed.reserve(edges.size());
+  for (int64_t e : edges) keyed.emplace_back(draw(key, static_cast<uint64_t>(e)), e);
+  std::partial_sort(keyed.begin(), keyed.begin() + fanout, keyed.end());
+  std::vector<int64_t> picked;
+  for (int64_t t = 0; t < fanout; ++t) picked.push_back(keyed[t].second);
+  std::sort(picked.begin(), picked.end());
+  out.insert(out.end(), picked.begin(), picked.end());
+}
+
+// The sampled in-edges (whole-graph plain edge ids) of `node` at `hop`.
+std::vector<int64_t> sample_in_edges(const GraphView& plain, int64_t node, int64_t hop, int64_t fanout,
+                                     const NeighborSamplerOptions& o, uint64_t batch) {
+  const Csr& csr = plain.csr;
+  const int64_t begin = csr.indptr()[node], end = csr.indptr()[node + 1];
+  const uint64_t key = draw_key(o.seed, batch, hop, node);
+  std::vector<int64_t> out;
+  if (!o.per_relation) {
+    const std::vector<int64_t> edges(csr.edge_id().begin() + begin, csr.edge_id().begin() + end);
+    choose(edges, fanout, o.replace, key, out);
+    return out;
+  }
+  std::vector<std::pair<int64_t, int64_t>> by_relation;  // (relation, edge id)
+  for (int64_t p = begin; p < end; ++p) {
+    const int64_t e = csr.edge_id()[p];
+    by_relation.emplace_back(plain.relation[e], e);
+  }
+  std::sort(by_relation.begin(), by_relation.end());
+  std::vector<int64_t> group;
+  for (std::size_t i = 0; i < by_relation.size(); ++i) {
+    group.push_back(by_relation[i].second);
+    if (i + 1 == by_relation.size() || by_relation[i + 1].first != by_relation[i].first) {
+      choose(group, fanout, o.replace, mix64(key + static_cast<uint64_t>(by_relation[i].first)), out);
+      group.clear();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<int64_t>& seeds,
+                                 const NeighborSamplerOptions& o, uint64_t batch) {
+  if (o.fanouts.empty()) throw InputError("neighbour sampling needs one fan-out per layer, got none");
+  for (int64_t f : o.fanouts) {
+    if (f == 0 || f < -1) throw InputError("a fan-out must be positive or -1 (all neighbours), got " + std::to_string(f));
+  }
+  const GraphView& plain = graph.plain();
+  const int64_t n_graph = graph.num_nodes();
+
+  SampledSubgraph s;
+  std::unordered_map<int64_t, int64_t> local_of;  // whole-graph id -> local id
+  for (int64_t v : seeds) {
+    if (v < 0 || v >= n_graph) {
+      throw InputError("seed node " + std::to_string(v) + " is not in the graph (" + std::to_string(n_graph) + " nodes)");
+    }
+    if (!local_of.emplace(v, static_cast<int64_t>(s.node_ids.size())).second) {
+      throw InputError("seed node " + std::to_string(v) + " is repeated in the batch");
+    }
+    s.seed_positions.push_back(static_cast<int64_t>(s.node_ids.size()));
+    s.node_ids.push_back(v);
+    s.hop.push_back(0);
+  }
+
+  std::vector<int64_t> src, dst, relation;  // the sample's plain edges, local ids
+  int64_t frontier_begin = 0;
+  for (int64_t hop = 0; hop < static_cast<int64_t>(o.fanouts.size()); ++hop) {
+    const int64_t frontier_end = static_cast<int64_t>(s.node_ids.size());
+    // Each node's draws depend only on its key: sampled in parallel, merged in node order.
+    std::vector<std::vector<int64_t>> picked(static_cast<std::size_t>(frontier_end - frontier_begin));
+    parallel_for(frontier_begin, frontier_end, [&](int64_t local) {
+      picked[local - frontier_begin] = sample_in_edges(plain, s.node_ids[local], hop, o.fanouts[hop], o, batch);
+    });
+    for (int64_t local = frontier_begin; local < frontier_end; ++local) {
+      for (int64_t e : picked[local - frontier_begin]) {
+        const int64_t from = plain.src[e];
+        auto [it, added] = local_of.emplace(from, static_cast<int64_t>(s.node_ids.size()));
+        if (added) {
+          s.node_ids.push_back(from);
+          s.hop.push_back(hop + 1);
+        }
+        src.push_back(it->second);
+        dst.push_back(local);
+        relation.push_back(plain.relation[e]);
+        s.edge_ids.push_back(e);
+      }
+    }
+    frontier_begin = frontier_end;
+  }
+
+  const auto n = static_cast<int64_t>(s.node_ids.size());
+  s.graph = GraphContext::from_edges(n, graph.num_relations(), std::move(src), std::move(dst), std::move(relation));
+  std::vector<int64_t> plain_degree(n), looped_degree(n);
+  for (int64_t i = 0; i < n; ++i) {
+    plain_degree[i] = plain.csr.in_degree(s.node_ids[i]);
+    looped_degree[i] = graph.looped().csr.in_degree(s.node_ids[i]);
+  }
+  s.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
+  return s;
+}
+
+std::vector<std::vector<int64_t>> seed_batches(std::vector<int64_t> nodes, int64_t batch_size, bool shuffle,
+                                               uint64_t seed) {
+  if (batch_size <= 0) throw InputError("the batch size must be positive, got " + std::to_string(batch_size));
+  if (shuffle) {
+    Rng rng(seed);
+    for (std::size_t i = nodes.size(); i > 1; --i) std::swap(nodes[i - 1], nodes[rng.below(i)]);
+  }
+  std::vector<std::vector<int64_t>> batches;
+  for (std::size_t begin = 0; begin < nodes.size(); begin += static_cast<std::size_t>(batch_size)) {
+    const std::size_t end = std::min(nodes.size(), begin + static_cast<std::size_t>(batch_size));
+    batches.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(begin), nodes.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+  return batches;
+}
+
+NodeFeatures sampled_features(const NodeFeatures& features, const std::vector<int64_t>& node_ids) {
+  if (!features.is_sparse()) return NodeFeatures(ops::gather_rows(features.dense, node_ids));
+  const SparseMatrix& x = *features.sparse;
+  std::vector<int64_t> rows, cols;
+  std::vector<float> values;
+  for (std::size_t i = 0; i < node_ids.size(); ++i) {
+    const int64_t v = node_ids[i];
+    ATTEND_CHECK(v >= 0 && v < x.rows(), "sampled_features: node " << v << " of " << x.rows());
+    for (int64_t p = x.indptr()[v]; p < x.indptr()[v + 1]; ++p) {
+      rows.push_back(static_cast<int64_t>(i));
+      cols.push_back(x.indices()[p]);
+      values.push_back(x.values()[p]);
+    }
+  }
+  return NodeFeatures(std::make_shared<const SparseMatrix>(
+      SparseMatrix::from_triplets(static_cast<int64_t>(node_ids.size()), x.cols(), rows, cols, values)));
+}
+
+}  // namespace attend::graph
