@@ -1,6 +1,7 @@
 // `attend explain node|eval`: attribute node classifiers' predictions to the edges and input
 // features of each node's computation graph (graph/explain/), and score such explanations
 // for faithfulness and, on synthetic benchmarks, against the planted motifs.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -219,7 +220,9 @@ int run_eval(const EvalArgs& a, Context& ctx) {
                       {"comprehensiveness", number_or_null(r.comprehensiveness)},
                       {"sufficiency", number_or_null(r.sufficiency)}});
     }
-    if (truth) {
+    const bool edge_scores = std::any_of(set.explanations.begin(), set.explanations.end(),
+                                         [](const graph::NodeExplanation& x) { return !x.edge_score.empty(); });
+    if (truth && edge_scores) {
       row_start("edges");
       ctx.out << std::setw(7) << "-" << std::setw(7) << "-" << std::setw(7) << "-" << std::setw(9) << "-" << std::setw(8) << "-"
               << std::setw(7) << "-" << std::setw(7) << fixed(auc) << "\n";
