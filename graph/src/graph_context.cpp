@@ -7,15 +7,25 @@
 #include <tuple>
 
 #include "attend/core/error.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
 #include "attend/graph/graph_algorithms.hpp"
 
 namespace attend::graph {
+
+/// An adjacency matrix and the weight of each edge of its view in it (the masked copy scales
+/// these per edge).
+struct GraphContext::Adjacency {
+  std::shared_ptr<const SparseMatrix> matrix;  ///< [N, N]
+  std::vector<float> edge_weight;              ///< [E] by edge id of the view
+};
 
 struct GraphContext::Cache {
   std::mutex mutex;
   std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<const RelationalIndex>> relational;
   std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
-  std::map<std::pair<bool, bool>, std::shared_ptr<const SparseMatrix>> adjacency;
+  std::map<std::pair<bool, bool>, Adjacency> adjacency;
 };
 
 namespace {
@@ -27,6 +37,28 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
   v.dst = std::move(dst);
   v.relation = std::move(relation);
   return v;
+}
+
+/// `matrix`, built from the triplets (row[e], col[e], weight[e]) of a view's edges, with
+/// differentiable values: stored entry k = sum over the edges e stored in it of
+/// weight[e] * mask[e] (mask [E] by edge id), in edge order. Entries are found by binary
+/// search in their row (indices are sorted per row).
+std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& row,
+                                                  const std::vector<int64_t>& col,
+                                                  const std::vector<float>& weight, const Var& mask) {
+  const int64_t n_edges = static_cast<int64_t>(row.size());
+  std::vector<int64_t> entry(n_edges);  // [E] stored entry of each edge
+  const auto& indptr = matrix.indptr();
+  const auto& indices = matrix.indices();
+  for (int64_t e = 0; e < n_edges; ++e) {
+    const auto first = indices.begin() + indptr[row[e]], last = indices.begin() + indptr[row[e] + 1];
+    const auto found = std::lower_bound(first, last, col[e]);
+    ATTEND_CHECK(found != last && *found == col[e], "masked_matrix: edge " << e << " is not stored");
+    entry[e] = found - indices.begin();
+  }
+  const Var weighted = ops::mul(mask, Var(Tensor({n_edges}, weight)));  // [E]
+  const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
+  return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
 }  // namespace
 
@@ -73,6 +105,22 @@ GraphContext GraphContext::from_dataset(const NodeDataset& d) {
   return g;
 }
 
+GraphContext GraphContext::with_edge_mask(Var mask) const {
+  const int64_t n_edges = plain_.num_edges();
+  ATTEND_CHECK(mask.defined() && mask.value().shape() == (Shape{n_edges}),
+               "with_edge_mask: a mask of shape " << (mask.defined() ? shape_to_string(mask.value().shape()) : "undefined")
+                                                  << ", expected [E] = [" << n_edges << "]");
+  // looped[e] = mask[origin] for a kept edge, 1 for an added self-loop: a gather from
+  // [mask, 1] [E + 1] with index E for the self-loops.
+  std::vector<int64_t> from(looped_origin_.size());  // [E_looped]
+  for (std::size_t e = 0; e < from.size(); ++e) from[e] = looped_origin_[e] < 0 ? n_edges : looped_origin_[e];
+  const Var looped = ops::gather_rows(ops::concat({mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+  GraphContext masked = *this;
+  masked.plain_.csr = plain_.csr.with_edge_scale(std::move(mask));
+  masked.looped_.csr = looped_.csr.with_edge_scale(looped);
+  return masked;
+}
+
 void GraphContext::set_edge_features(const Tensor& features) {
   ATTEND_CHECK(features.rank() == 2 && features.dim(0) == plain_.num_edges(),
                "edge features of shape " << shape_to_string(features.shape()) << ", expected [E, D] with E = "
@@ -91,6 +139,23 @@ void GraphContext::set_edge_features(const Tensor& features) {
 std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_loops,
                                                                      int64_t num_relations,
                                                                      bool for_attention) const {
+  std::shared_ptr<const RelationalIndex> index = cached_relational_index(self_loops, num_relations, for_attention);
+  const GraphView& v = view(self_loops);
+  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  if (!mask.defined()) return index;
+  auto masked = std::make_shared<RelationalIndex>(*index);
+  if (for_attention) {
+    masked->csr = index->csr.with_edge_scale(mask);
+    masked->within_csr = index->within_csr.with_edge_scale(mask);
+  } else {
+    masked->mean = masked_matrix(*index->mean, v.dst, index->src_slot, index->mean_weight, mask);
+  }
+  return masked;
+}
+
+std::shared_ptr<const RelationalIndex> GraphContext::cached_relational_index(bool self_loops,
+                                                                            int64_t num_relations,
+                                                                            bool for_attention) const {
   ATTEND_CHECK(cache_ != nullptr, "relational_index on a GraphContext not built by from_dataset");
   ATTEND_CHECK(num_relations > 0, "relational_index: num_relations " << num_relations);
   std::lock_guard<std::mutex> lock(cache_->mutex);
@@ -138,6 +203,8 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     }
     index->mean = std::make_shared<const SparseMatrix>(
         SparseMatrix::from_triplets(num_nodes_, slots->size(), v.dst, index->src_slot, weight));
+    index->mean->transpose();  // built here, under the lock, and shared by masked copies
+    index->mean_weight = std::move(weight);
   }
   index->slots = std::move(slots);
   cache_->relational.emplace(key, index);
@@ -146,10 +213,20 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
 
 std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, bool normalize) const {
   ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_dataset");
-  std::lock_guard<std::mutex> lock(cache_->mutex);
-  auto& slot = cache_->adjacency[{self_loops, normalize}];
-  if (slot) return slot;
   const GraphView& v = view(self_loops);
+  const Adjacency* cached = nullptr;  // entries of the cache are never removed
+  {
+    std::lock_guard<std::mutex> lock(cache_->mutex);
+    Adjacency& slot = cache_->adjacency[{self_loops, normalize}];
+    if (!slot.matrix) slot = build_adjacency(v, normalize);
+    cached = &slot;
+  }
+  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  if (!mask.defined()) return cached->matrix;
+  return masked_matrix(*cached->matrix, v.dst, v.src, cached->edge_weight, mask);
+}
+
+GraphContext::Adjacency GraphContext::build_adjacency(const GraphView& v, bool normalize) const {
   std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
     std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
@@ -161,8 +238,11 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
       weight[e] = static_cast<float>(inv_sqrt_degree[v.dst[e]] * inv_sqrt_degree[v.src[e]]);
     }
   }
-  slot = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
-  return slot;
+  Adjacency adjacency;
+  adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
+  adjacency.matrix->transpose();  // built here, under the lock, and shared by masked copies
+  adjacency.edge_weight = std::move(weight);
+  return adjacency;
 }
 
 std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {
