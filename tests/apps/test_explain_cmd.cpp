@@ -73,6 +73,7 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   REQUIRE(e.code == 0);
   CHECK(e.out.find("integrated-gradients   features") != std::string::npos);
   CHECK(e.out.find("attention              edges") != std::string::npos);
+  CHECK(e.out.find("Kendall tau-b of edge ranks, integrated-gradients vs attention") != std::string::npos);
   CHECK(std::filesystem::is_regular_file(t.tmp.file("eval.json")));
 }
 
