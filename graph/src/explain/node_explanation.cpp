@@ -72,8 +72,6 @@ void check_model(const NodeClassifier& model) {
 
 }  // namespace
 
-bool scores_edges(ExplainMethod /*method*/) { return true; }
-
 bool scores_features(ExplainMethod method, const NodeDataset& dataset) {
   return dataset.num_features() > 0 && method != ExplainMethod::kAttention && method != ExplainMethod::kDegree;
 }
