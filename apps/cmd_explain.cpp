@@ -1,11 +1,13 @@
 // `attend explain node|eval`: attribute node classifiers' predictions to the edges and input
 // features of each node's computation graph (graph/explain/), and score such explanations
 // for faithfulness and, on synthetic benchmarks, against the planted motifs.
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include "attend/core/error.hpp"
 #include "attend/core/output_transaction.hpp"
@@ -147,11 +149,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
   for (const graph::NodeExplanation& x : set.explanations) {
     nlohmann::json j = {{"node", d.node_name(x.node)}, {"class", x.explained_class}, {"predicted", x.predicted_class},
                         {"log_probability", x.value}, {"edges", x.edge_id.size()}};
-    if (!std::isnan(x.feature_completeness_gap)) {
-      j["baseline_log_probability"] = x.feature_baseline_value;
-      j["completeness_gap"] = x.feature_completeness_gap;
-      worst_gap = std::max(worst_gap, std::abs(x.feature_completeness_gap) /
-                                          std::max(1e-12, std::abs(x.value - x.feature_baseline_value)));
+    // Integrated gradients: each kind's completeness gap, relative to |f(input) - f(baseline)|.
+    for (const auto& [kind, baseline, gap] : {std::tuple{"features", x.feature_baseline_value, x.feature_completeness_gap},
+                                              std::tuple{"edges", x.edge_baseline_value, x.edge_completeness_gap}}) {
+      if (std::isnan(gap)) continue;
+      j[kind] = {{"baseline_log_probability", baseline}, {"completeness_gap", gap}};
+      worst_gap = std::max(worst_gap, std::abs(gap) / std::max(1e-12, std::abs(x.value - baseline)));
     }
     per_node.push_back(j);
   }
@@ -167,8 +170,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
     ctx.out << "node " << d.node_name(x.node) << ": class " << x.explained_class << " (log p " << fixed(x.value, 4) << ", "
             << x.edge_id.size() << " edges in its computation graph)";
     if (!std::isnan(x.feature_completeness_gap)) {
-      ctx.out << "; completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
+      ctx.out << "; features: completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
               << fixed(x.value - x.feature_baseline_value, 5);
+    }
+    if (!std::isnan(x.edge_completeness_gap)) {
+      ctx.out << "; edges: completeness gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
+              << fixed(x.value - x.edge_baseline_value, 5);
     }
     ctx.out << "\n";
     if (x.edge_score.empty()) continue;
@@ -177,7 +184,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
       if (top[e]) ctx.out << "  " << d.node_name(x.edge_src[e]) << " -> " << d.node_name(x.edge_dst[e]) << "  " << x.edge_score[e] << "\n";
     }
   }
-  if (set.steps > 0 && !set.explanations.front().feature_score.empty()) {
+  if (set.steps > 0) {
     ctx.out << "largest completeness gap: " << fixed(100.0 * worst_gap, 3) << " % of |f(x) - f(0)|\n";
   }
   return 0;
@@ -208,23 +215,19 @@ int run_eval(const EvalArgs& a, Context& ctx) {
               << set.explanations.size();
     };
     for (const graph::FaithfulnessResult& r : results) {
+      const double row_auc = r.kind == "edges" ? auc : NAN;
       row_start(r.kind);
       ctx.out << std::setw(7) << r.top_k << std::setw(7) << fixed(r.fidelity.plus) << std::setw(7) << fixed(r.fidelity.minus)
               << std::setw(9) << fixed(r.characterization) << std::setw(8) << fixed(r.comprehensiveness) << std::setw(7)
-              << fixed(r.sufficiency) << std::setw(7) << "-" << "\n";
-      rows.push_back({{"file", a.explanations[s]}, {"method", set.method}, {"kind", r.kind}, {"nodes", r.targets},
-                      {"top_k", r.top_k}, {"fidelity_plus", number_or_null(r.fidelity.plus)},
-                      {"fidelity_minus", number_or_null(r.fidelity.minus)},
-                      {"characterization", number_or_null(r.characterization)},
-                      {"comprehensiveness", number_or_null(r.comprehensiveness)},
-                      {"sufficiency", number_or_null(r.sufficiency)}});
-    }
-    if (truth) {
-      row_start("edges");
-      ctx.out << std::setw(7) << "-" << std::setw(7) << "-" << std::setw(7) << "-" << std::setw(9) << "-" << std::setw(8) << "-"
-              << std::setw(7) << "-" << std::setw(7) << fixed(auc) << "\n";
-      rows.push_back({{"file", a.explanations[s]}, {"method", set.method}, {"kind", "edges"}, {"nodes", set.explanations.size()},
-                      {"auc", number_or_null(auc)}});
+              << fixed(r.sufficiency) << std::setw(7) << fixed(row_auc) << "\n";
+      nlohmann::json row = {{"file", a.explanations[s]}, {"method", set.method}, {"kind", r.kind}, {"nodes", r.targets},
+                            {"top_k", r.top_k}, {"fidelity_plus", number_or_null(r.fidelity.plus)},
+                            {"fidelity_minus", number_or_null(r.fidelity.minus)},
+                            {"characterization", number_or_null(r.characterization)},
+                            {"comprehensiveness", number_or_null(r.comprehensiveness)},
+                            {"sufficiency", number_or_null(r.sufficiency)}};
+      if (truth && r.kind == "edges") row["auc"] = number_or_null(row_auc);
+      rows.push_back(row);
     }
   }
   nlohmann::json agreement = nlohmann::json::array();
@@ -232,7 +235,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
     for (std::size_t j = i + 1; j < sets.size(); ++j) {
       const graph::RankAgreement r = graph::edge_rank_agreement(sets[i], sets[j]);
       if (r.nodes == 0 && r.undefined == 0) continue;
-      ctx.out << "\nKendall tau-b of edge ranks, " << sets[i].method << " vs " << sets[j].method << ": " << fixed(r.mean_tau)
+      ctx.out << (agreement.empty() ? "\n" : "") << "Kendall tau-b of edge ranks, " << sets[i].method << " vs " << sets[j].method << ": " << fixed(r.mean_tau)
               << " (mean over " << r.nodes << " nodes" << (r.undefined ? ", " + std::to_string(r.undefined) + " all-tied left out" : "")
               << ")\n";
       agreement.push_back({{"a", a.explanations[i]}, {"b", a.explanations[j]}, {"kendall_tau_b", number_or_null(r.mean_tau)},

@@ -23,6 +23,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   const bool edges = scores_edges(explain_method_from_name(set.method));
   const bool features = !xs.front().feature_score.empty();
   const bool gap = !std::isnan(xs.front().feature_completeness_gap);
+  const bool edge_gap = !std::isnan(xs.front().edge_completeness_gap);
   AtomicOutput output(path);
   Hdf5File file = Hdf5File::create(output.temp_path(), kSchema, 1);
   file.set_attr("/", "method", set.method);
@@ -31,7 +32,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   file.set_attr("/", "num_features", set.num_features);
   std::vector<int64_t> node, explained, predicted, offset{0}, edge_id, source, target;
   std::vector<std::string> names;
-  std::vector<double> value, baseline, gaps;
+  std::vector<double> value, baseline, gaps, edge_baseline, edge_gaps;
   std::vector<float> edge_score;
   Tensor feature_score({static_cast<int64_t>(xs.size()), features ? set.num_features : 0});  // [T, F]
   for (std::size_t t = 0; t < xs.size(); ++t) {
@@ -54,6 +55,10 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
       baseline.push_back(x.feature_baseline_value);
       gaps.push_back(x.feature_completeness_gap);
     }
+    if (edge_gap) {
+      edge_baseline.push_back(x.edge_baseline_value);
+      edge_gaps.push_back(x.edge_completeness_gap);
+    }
   }
   file.write_int64("/node", node);
   file.write_strings("/node_name", names);
@@ -70,6 +75,10 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   if (gap) {
     file.write_tensor("/features/baseline_value", as_tensor(baseline));
     file.write_tensor("/features/completeness_gap", as_tensor(gaps));
+  }
+  if (edge_gap) {
+    file.write_tensor("/edges/baseline_value", as_tensor(edge_baseline));
+    file.write_tensor("/edges/completeness_gap", as_tensor(edge_gaps));
   }
   file.close();
   output.commit();
@@ -115,11 +124,13 @@ ExplanationSet load_explanations(const std::string& path) {
   }
   const bool edges = file.exists("/edges/score"), features = file.exists("/features/score");
   const bool gap = file.exists("/features/completeness_gap");
+  const bool edge_gap = file.exists("/edges/completeness_gap");
   const Tensor edge_score = edges ? file.read_tensor("/edges/score", {e_count}) : Tensor();
   const Tensor feature_score = features ? file.read_tensor("/features/score", {t_count, set.num_features}) : Tensor();
   const Tensor baseline = gap ? file.read_tensor("/features/baseline_value", {t_count}) : Tensor();
   const Tensor gaps = gap ? file.read_tensor("/features/completeness_gap", {t_count}) : Tensor();
-  if (!edges && !features) throw bad("neither /edges/score nor /features/score");
+  const Tensor edge_baseline = edge_gap ? file.read_tensor("/edges/baseline_value", {t_count}) : Tensor();
+  const Tensor edge_gaps = edge_gap ? file.read_tensor("/edges/completeness_gap", {t_count}) : Tensor();
   for (int64_t t = 0; t < t_count; ++t) {
     NodeExplanation x;
     x.node = node[t];
@@ -136,6 +147,10 @@ ExplanationSet load_explanations(const std::string& path) {
     if (gap) {
       x.feature_baseline_value = baseline[t];
       x.feature_completeness_gap = gaps[t];
+    }
+    if (edge_gap) {
+      x.edge_baseline_value = edge_baseline[t];
+      x.edge_completeness_gap = edge_gaps[t];
     }
     set.explanations.push_back(std::move(x));
   }

@@ -9,7 +9,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/circle_layout.hpp>
-#include <boost/graph/kamada_kawai_spring_layout.hpp>
+#include <boost/graph/fruchterman_reingold.hpp>
 #include <boost/graph/topology.hpp>
 
 #include "attend/core/atomic_file.hpp"
@@ -18,8 +18,7 @@
 namespace attend::graph {
 
 namespace {
-using Layout = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
-                                     boost::property<boost::edge_weight_t, double>>;
+using Layout = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 using Point = boost::square_topology<>::point_type;
 
 std::string xml_escaped(const std::string& text) {
@@ -71,11 +70,12 @@ std::string explanation_svg(const NodeExplanation& x, const NodeDataset& d, cons
   std::vector<Point> position(nodes.size());
   if (nodes.size() > 1) {
     Layout g(nodes.size());
-    for (const auto& [pair, s] : pair_score) boost::add_edge(index[pair.first], index[pair.second], 1.0, g);
+    for (const auto& [pair, s] : pair_score) boost::add_edge(index[pair.first], index[pair.second], g);
     auto map = boost::make_iterator_property_map(position.begin(), boost::get(boost::vertex_index, g));
     boost::circle_graph_layout(g, map, size / 2);
-    boost::kamada_kawai_spring_layout(g, map, boost::get(boost::edge_weight, g), boost::square_topology<>(size),
-                                      boost::side_length(size));
+    // The topology's generator (used only to separate coincident points) has a fixed seed.
+    const boost::square_topology<> topology(size);
+    boost::fruchterman_reingold_force_directed_layout(g, map, topology);
   }
   double lo[2] = {0, 0}, hi[2] = {1, 1};
   for (int k = 0; k < 2; ++k) {

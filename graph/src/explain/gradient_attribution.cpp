@@ -21,6 +21,22 @@ FeatureGradient feature_gradient(const NodeClassifier& model, const GraphContext
   return {static_cast<double>(f.value().item()), x.grad()};
 }
 
+EdgeGradient edge_gradient(const NodeClassifier& model, const PreparedNodeData& graph, const Tensor& mask,
+                           int64_t target, int64_t cls, int64_t copies) {
+  ATTEND_CHECK(mask.rank() == 1 && mask.dim(0) == graph.graph.plain().num_edges(),
+               "edge mask " << shape_to_string(mask.shape()) << " for " << graph.graph.plain().num_edges() << " edges");
+  const int64_t n = graph.dataset.num_nodes / copies;
+  std::vector<int64_t> rows, classes;
+  for (int64_t k = 0; k < copies; ++k) {
+    rows.push_back(k * n + target);
+    classes.push_back(cls);
+  }
+  Var m(mask, true);
+  Var f = target_log_probability(model, graph.features, graph.graph.with_edge_mask(m), rows, classes);
+  f.backward();
+  return {static_cast<double>(f.value().item()), m.grad()};
+}
+
 Tensor dense_features(const ComputationGraph& cg) { return cg.data.features.sparse->to_dense(); }
 
 std::vector<float> sum_over_nodes(const Tensor& a) {

@@ -72,9 +72,7 @@ void check_model(const NodeClassifier& model) {
 
 }  // namespace
 
-bool scores_edges(ExplainMethod method) {
-  return method == ExplainMethod::kAttention || method == ExplainMethod::kDegree;
-}
+bool scores_edges(ExplainMethod /*method*/) { return true; }
 
 bool scores_features(ExplainMethod method, const NodeDataset& dataset) {
   return dataset.num_features() > 0 && method != ExplainMethod::kAttention && method != ExplainMethod::kDegree;
@@ -119,6 +117,25 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   const ExplainMethod m = options.method;
   if (m == ExplainMethod::kAttention) out.edge_score = in_order(attention_edge_scores(model, cg, options.heads));
   if (m == ExplainMethod::kDegree) out.edge_score = in_order(degree_edge_scores(cg));
+  auto explained_only = [&](const Tensor& by_local_edge) {
+    std::vector<float> scores;
+    for (int64_t e : cg.explained) scores.push_back(by_local_edge[e]);
+    return in_order(scores);
+  };
+  if (m == ExplainMethod::kIntegratedGradients) {
+    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, options.steps);
+    out.edge_score = explained_only(ig.attribution);
+    out.edge_baseline_value = ig.baseline_value;
+    out.edge_completeness_gap = ig.completeness_gap;
+  }
+  if (m == ExplainMethod::kSaliency || m == ExplainMethod::kInputXGradient) {
+    const int64_t e_count = cg.data.graph.plain().num_edges();
+    Tensor g = edge_gradient(model, cg.data, Tensor({e_count}, 1.0f), cg.target, out.explained_class, 1).gradient;  // [E]
+    if (m == ExplainMethod::kSaliency) {
+      for (int64_t e = 0; e < e_count; ++e) g[e] = std::abs(g[e]);
+    }
+    out.edge_score = explained_only(g);  // input x gradient: the input mask is 1
+  }
   if (scores_features(m, data.dataset)) {
     if (m == ExplainMethod::kIntegratedGradients) {
       const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, options.steps);
@@ -131,10 +148,6 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
       for (int64_t i = 0; i < a.numel(); ++i) a[i] = m == ExplainMethod::kSaliency ? std::abs(a[i]) : x[i] * a[i];
       out.feature_score = sum_over_nodes(a);
     }
-  }
-  if (out.edge_score.empty() && out.feature_score.empty()) {
-    throw InputError("the method " + explain_method_name(m) + " scores input features, and the dataset " +
-                     quoted_input(data.dataset.name) + " has none");
   }
   return out;
 }

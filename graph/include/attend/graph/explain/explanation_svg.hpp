@@ -3,8 +3,11 @@
 /// drawn as undirected lines (a pair's score is the larger of its two directions), width and
 /// colour by score (red positive, blue negative, grey near zero, scaled by the largest |score|
 /// of the node), ground-truth edges outlined in black when a truth is given, the explained node
-/// filled orange. Layout: Boost.Graph's Kamada-Kawai spring layout (Kamada & Kawai 1989) from
-/// a circle, which involves no random draw, so the same explanation gives the same file.
+/// filled orange. Layout: Boost.Graph's Fruchterman-Reingold force-directed layout (Fruchterman &
+/// Reingold 1991; 100 iterations of linear cooling) from a circle; its only random draws come
+/// from a generator with a fixed seed, so the same explanation gives the same file.
+/// (Kamada-Kawai was tried first: on a hub's computation graph of hundreds of nodes it ran
+/// for minutes without converging.)
 
 #include <string>
 

@@ -3,8 +3,14 @@
 /// prediction is recomputed on its computation graph with hard masks built from the scores,
 /// and fidelity+/- with the characterization score (fidelity.hpp) and ERASER's
 /// comprehensiveness and sufficiency (eraser_aopc.hpp) are averaged over the targets.
+///   edges:    an explained edge is removed by a hard edge mask of 0 on its message
+///             (GraphContext::with_edge_mask, as PyG's explain mode masks edges); edges of the
+///             computation graph that are not explained (they reach no layer of the target)
+///             keep 1
 ///   features: a feature column is removed by zeroing it on every node of the computation
-///             graph (the top-k features by score, or all but them)
+///             graph
+/// "Only the explanation" keeps the top-k items and removes the others of its kind; "without
+/// the explanation" removes the top-k. Nodes with no item of a kind are left out of its mean.
 
 #include <cstdint>
 #include <string>
@@ -18,7 +24,7 @@
 namespace attend::graph {
 
 struct FaithfulnessResult {
-  std::string kind;            ///< "features"
+  std::string kind;            ///< "edges" or "features"
   int64_t targets = 0;         ///< explanations scored
   int64_t top_k = 0;           ///< size of the hard explanation for fidelity
   Fidelity fidelity;

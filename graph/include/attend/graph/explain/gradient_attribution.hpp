@@ -1,9 +1,11 @@
 #pragma once
 /// Gradient attributions of the explained quantity f (explained_quantity.hpp) of one target
-/// with respect to the input features of its computation graph:
-///   saliency          |df/dx_vf|          (Simonyan et al. 2014; PyG's Saliency)
-///   input x gradient  x_vf df/dx_vf       (Shrikumar et al. 2016; PyG's InputXGradient)
-/// Both come from one backward pass on the dense features [n, F] of the computation graph.
+/// with respect to the input features of its computation graph and to a soft edge mask m
+/// (GraphContext::with_edge_mask: edge e's message is scaled by m_e; the input is m = 1):
+///   saliency          |df/dx_vf|,  |df/dm_e|      (Simonyan et al. 2014; PyG's Saliency)
+///   input x gradient  x_vf df/dx_vf,  df/dm_e     (Shrikumar et al. 2016; PyG's InputXGradient)
+/// Each comes from one backward pass (dense features [n, F], or the mask [E] of the
+/// computation graph's plain edges).
 
 #include <cstdint>
 
@@ -24,6 +26,16 @@ struct FeatureGradient {
 /// `cls`; `features` [copies n, F] dense.
 FeatureGradient feature_gradient(const NodeClassifier& model, const GraphContext& graph, const Tensor& features,
                                  int64_t target, int64_t cls, int64_t copies);
+
+/// f at the edge mask `mask` [copies E] and df/d mask, on `graph` holding `copies` copies of a
+/// computation graph of n nodes (replicate) with its sparse input features; the target is local
+/// node `target` of each copy.
+struct EdgeGradient {
+  double value = 0.0;  ///< f, summed over the copies
+  Tensor gradient;     ///< [copies E]
+};
+EdgeGradient edge_gradient(const NodeClassifier& model, const PreparedNodeData& graph, const Tensor& mask,
+                           int64_t target, int64_t cls, int64_t copies);
 
 /// Dense input features [n, F] of a computation graph.
 Tensor dense_features(const ComputationGraph& cg);

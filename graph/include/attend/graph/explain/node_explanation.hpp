@@ -32,6 +32,9 @@ struct NodeExplanation {
   std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
   /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
   double feature_baseline_value = NAN, feature_completeness_gap = NAN;
+  /// Integrated gradients on edges: f(mask 0) and sum of attributions over every plain edge
+  /// of the computation graph - (f(mask 1) - f(mask 0)).
+  double edge_baseline_value = NAN, edge_completeness_gap = NAN;
 };
 
 /// Explain dataset node `node` of `data` with `model` (set to evaluation mode). Throws
@@ -40,7 +43,8 @@ struct NodeExplanation {
 NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data, int64_t node,
                              const ExplainOptions& options);
 
-/// Whether a method scores edges, features.
+/// Whether a method scores edges (all do), features (all but attention and degree, when the
+/// dataset has features).
 bool scores_edges(ExplainMethod method);
 bool scores_features(ExplainMethod method, const NodeDataset& dataset);
 
