@@ -14,11 +14,12 @@
 
 namespace attend::graph {
 
-/// An adjacency matrix and the weight of each edge of its view in it (the masked copy scales
-/// these per edge).
+/// An adjacency matrix, and the weight and stored entry of each edge of its view in it (the
+/// masked copy scales these per edge).
 struct GraphContext::Adjacency {
   std::shared_ptr<const SparseMatrix> matrix;  ///< [N, N]
   std::vector<float> edge_weight;              ///< [E] by edge id of the view
+  std::vector<int64_t> edge_entry;             ///< [E] by edge id of the view
 };
 
 struct GraphContext::Cache {
@@ -39,24 +40,27 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
   return v;
 }
 
-/// `matrix`, built from the triplets (row[e], col[e], weight[e]) of a view's edges, with
-/// differentiable values: stored entry k = sum over the edges e stored in it of
-/// weight[e] * mask[e] (mask [E] by edge id), in edge order. Entries are found by binary
-/// search in their row (indices are sorted per row).
-std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& row,
-                                                  const std::vector<int64_t>& col,
-                                                  const std::vector<float>& weight, const Var& mask) {
-  const int64_t n_edges = static_cast<int64_t>(row.size());
-  std::vector<int64_t> entry(n_edges);  // [E] stored entry of each edge
+/// The stored entry [E] of each edge of `matrix`, built from the triplets (row[e], col[e], .):
+/// found by binary search in its row (indices are sorted per row).
+std::vector<int64_t> stored_entries(const SparseMatrix& matrix, const std::vector<int64_t>& row,
+                                    const std::vector<int64_t>& col) {
+  std::vector<int64_t> entry(row.size());
   const auto& indptr = matrix.indptr();
   const auto& indices = matrix.indices();
-  for (int64_t e = 0; e < n_edges; ++e) {
+  for (std::size_t e = 0; e < row.size(); ++e) {
     const auto first = indices.begin() + indptr[row[e]], last = indices.begin() + indptr[row[e] + 1];
     const auto found = std::lower_bound(first, last, col[e]);
-    ATTEND_CHECK(found != last && *found == col[e], "masked_matrix: edge " << e << " is not stored");
+    ATTEND_CHECK(found != last && *found == col[e], "stored_entries: edge " << e << " is not stored");
     entry[e] = found - indices.begin();
   }
-  const Var weighted = ops::mul(mask, Var(Tensor({n_edges}, weight)));  // [E]
+  return entry;
+}
+
+/// `matrix` with differentiable values: stored entry k = sum over the edges e stored in it
+/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order.
+std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& entry,
+                                                  const std::vector<float>& weight, const Var& mask) {
+  const Var weighted = ops::mul(mask, Var(Tensor({static_cast<int64_t>(weight.size())}, weight)));  // [E]
   const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
   return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
@@ -148,7 +152,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     masked->csr = index->csr.with_edge_scale(mask);
     masked->within_csr = index->within_csr.with_edge_scale(mask);
   } else {
-    masked->mean = masked_matrix(*index->mean, v.dst, index->src_slot, index->mean_weight, mask);
+    masked->mean = masked_matrix(*index->mean, index->mean_entry, index->mean_weight, mask);
   }
   return masked;
 }
@@ -205,6 +209,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::cached_relational_index(boo
         SparseMatrix::from_triplets(num_nodes_, slots->size(), v.dst, index->src_slot, weight));
     index->mean->transpose();  // built here, under the lock, and shared by masked copies
     index->mean_weight = std::move(weight);
+    index->mean_entry = stored_entries(*index->mean, v.dst, index->src_slot);
   }
   index->slots = std::move(slots);
   cache_->relational.emplace(key, index);
@@ -223,7 +228,7 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
   }
   const Var& mask = v.csr.edge_scale();  // [E] of this view
   if (!mask.defined()) return cached->matrix;
-  return masked_matrix(*cached->matrix, v.dst, v.src, cached->edge_weight, mask);
+  return masked_matrix(*cached->matrix, cached->edge_entry, cached->edge_weight, mask);
 }
 
 GraphContext::Adjacency GraphContext::build_adjacency(const GraphView& v, bool normalize) const {
@@ -242,6 +247,7 @@ GraphContext::Adjacency GraphContext::build_adjacency(const GraphView& v, bool n
   adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
   adjacency.matrix->transpose();  // built here, under the lock, and shared by masked copies
   adjacency.edge_weight = std::move(weight);
+  adjacency.edge_entry = stored_entries(*adjacency.matrix, v.dst, v.src);
   return adjacency;
 }
 

@@ -353,7 +353,7 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
   const int64_t heads = pr.heads, c = pr.c, hc = heads * c;
   const int64_t n_edges = pr.n_edges;
   const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
-  const float *values = pr.values, *edge = pr.edge;
+  const float *values = pr.values, *edge = pr.edge, *scale = pr.edge_scale;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t j = lo; j < hi; ++j) {
       const float* vj = values + j * hc;  // [H, C]
@@ -369,9 +369,10 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
         const float* gi = gy + i * hc;  // [H, C]
         const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
         const float* a = probs + p * heads;  // [H]
+        // The edge id (a gather by position) only when something is keyed by it.
+        const int64_t id = edge || scale || g_scale ? pr.edge_id[p] : -1;
         if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
           float* dsp = dscore + p * heads;  // [H]
-          const int64_t id = pr.edge_id[p];
           const float* ej = edge ? edge + id * hc : nullptr;  // [H, C]
           float d_scale = 0.0f;
           for (int64_t h = 0; h < heads; ++h) {
@@ -379,14 +380,14 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
             if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
             if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
             if (m) dsp[h] *= m[h];
-            if (pr.edge_scale) dsp[h] *= pr.edge_scale[id];
+            if (scale) dsp[h] *= scale[id];
           }
           if (g_scale) g_scale[id] += d_scale;
         }
         if (gv) {
           for (int64_t h = 0; h < heads; ++h) {
             float weight = m ? a[h] * m[h] : a[h];
-            if (pr.edge_scale) weight *= pr.edge_scale[pr.edge_id[p]];
+            if (scale) weight *= scale[id];
             axpy(weight, gi + h * c, gv + h * c, c);
           }
         }

@@ -47,7 +47,8 @@ struct RelationalIndex {
   /// [N, S] (not for_attention): entry (i, slot of (j, r)) = (edges j -> i of relation r) /
   /// (in-edges of i of relation r), so mean x = sum over r of the mean over N_i^r.
   std::shared_ptr<const SparseMatrix> mean;
-  std::vector<float> mean_weight;  ///< [E] (not for_attention) the weight of edge e in `mean`
+  std::vector<float> mean_weight;   ///< [E] (not for_attention) the weight of edge e in `mean`
+  std::vector<int64_t> mean_entry;  ///< [E] (not for_attention) the stored entry of edge e in `mean`
   Csr csr;  ///< (for_attention) S rows: edge e from row src_slot[e] to row dst[e], ids kept
   /// (for_attention) S rows: edge e from row src_slot[e] to row dst_slot[e], ids kept, so a
   /// softmax over a row's in-edges runs over one relation's neighbours (within-relation).
