@@ -130,7 +130,8 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(80, 140, 6, 3, false, 4), true);
   auto registry = graph_registry();
   NodeClassifier model(two_layer_model("gat", full), *registry);
-  for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients}) {
+  for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients,
+                         ExplainMethod::kGnnExplainer}) {
     ExplainOptions o;
     o.method = m;
     o.steps = 8;

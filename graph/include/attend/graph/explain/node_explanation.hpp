@@ -19,6 +19,7 @@ struct ExplainOptions {
   int steps = 50;                            ///< integrated gradients
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
+  uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
 };
 
 struct NodeExplanation {
@@ -44,7 +45,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
                              const ExplainOptions& options);
 
 /// Whether a method scores features (every method scores edges): all but attention and
-/// degree, when the dataset has features.
+/// degree, when the dataset has features (gnnexplainer: its feature mask).
 bool scores_features(ExplainMethod method, const NodeDataset& dataset);
 
 }  // namespace attend::graph
