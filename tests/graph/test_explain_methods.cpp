@@ -148,7 +148,7 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
   }
 }
 
-TEST_CASE("explain_node: attention needs attention layers; classes are checked", "[explain]") {
+TEST_CASE("explain_node: attention needs attention layers, and classes are checked", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(30, 50, 3, 2, false, 6), true);
   auto registry = graph_registry();
   NodeClassifier gcn(two_layer_model("gcn", full), *registry);
