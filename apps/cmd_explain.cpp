@@ -182,8 +182,13 @@ int run_node(const NodeArgs& a, Context& ctx) {
     ctx.out << "\n";
     if (x.edge_score.empty()) continue;
     const std::vector<char> top = graph::top_k_mask(x.edge_score, a.top_k);
+    std::vector<std::size_t> shown;
     for (std::size_t e = 0; e < top.size(); ++e) {
-      if (top[e]) ctx.out << "  " << d.node_name(x.edge_src[e]) << " -> " << d.node_name(x.edge_dst[e]) << "  " << x.edge_score[e] << "\n";
+      if (top[e]) shown.push_back(e);
+    }
+    std::stable_sort(shown.begin(), shown.end(), [&](std::size_t p, std::size_t q) { return x.edge_score[p] > x.edge_score[q]; });
+    for (std::size_t e : shown) {
+      ctx.out << "  " << d.node_name(x.edge_src[e]) << " -> " << d.node_name(x.edge_dst[e]) << "  " << x.edge_score[e] << "\n";
     }
   }
   if (set.steps > 0) {
