@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "attend/core/hdf5_file.hpp"
 #include "attend/graph/explain/explanation_file.hpp"
 #include "run_attend.hpp"
 #include "temp_dir.hpp"
@@ -60,6 +61,12 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   const graph::ExplanationSet attention = graph::load_explanations(att + ".h5");
   CHECK(lines(edges) == 1 + static_cast<int64_t>(attention.explanations[0].edge_id.size() + attention.explanations[1].edge_id.size()));
   CHECK(edges.find("\n300\t301\t300\t") != std::string::npos);  // a house edge into the explained node
+  {  // each layer's weights [E, H] beside the rollout scores
+    const Hdf5File file = Hdf5File::open(att + ".h5");
+    const auto rows = static_cast<int64_t>(lines(edges) - 1);
+    CHECK(file.read_tensor("/attention/layer0").dim(0) == rows);
+    CHECK(file.read_tensor("/attention/layer1").dim(0) == rows);
+  }
 
   const Result c = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--split", "test", "--method", "degree",
                         "--out", deg, "--ground-truth", t.data, "--quiet"});

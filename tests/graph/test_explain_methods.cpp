@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -240,4 +241,37 @@ TEST_CASE("faithfulness: keeping every scored item changes no prediction", "[exp
     CHECK(r.targets == 4);
     CHECK(r.fidelity.minus == 0.0);
   }
+}
+
+TEST_CASE("attention method: rollout scores are products of the exported per-layer weights", "[explain]") {
+  ScopedThreads threads(1);
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 100, 5, 3, false, 21), true);
+  auto registry = graph_registry();
+  NodeClassifier model(two_layer_model("gat", full), *registry);
+  ExplainOptions o;
+  o.method = ExplainMethod::kAttention;
+  const int64_t target = 9;
+  const NodeExplanation x = explain_node(model, full, target, o);
+  REQUIRE(x.attention.size() == 2);
+  const auto e_count = static_cast<int64_t>(x.edge_id.size());
+  REQUIRE(e_count > 3);
+  auto mean = [&](int layer, int64_t e) { return 0.5 * (x.attention[layer][2 * e] + x.attention[layer][2 * e + 1]); };
+  // Two layers: edge i -> t carries w2(i -> t) (+ the flow of layer 1, r_1[t] w1); an edge
+  // j -> i with i != t carries r_1[i] w1(j -> i) = w2(i -> t) w1(j -> i).
+  std::map<int64_t, double> into_target;  // i -> w2(i -> t)
+  for (int64_t e = 0; e < e_count; ++e) {
+    if (x.edge_dst[e] == target) into_target[x.edge_src[e]] = mean(1, e);
+  }
+  int checked = 0;
+  for (int64_t e = 0; e < e_count; ++e) {
+    CHECK(x.attention[0].dim(1) == 2);
+    if (x.edge_dst[e] == target) {
+      CHECK(x.edge_score[e] >= mean(1, e) - 1e-6);
+    } else {
+      REQUIRE(into_target.count(x.edge_dst[e]));
+      CHECK(x.edge_score[e] == Approx(into_target[x.edge_dst[e]] * mean(0, e)).margin(1e-6));
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
 }

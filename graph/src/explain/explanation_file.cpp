@@ -69,6 +69,19 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   file.write_int64("/edges/edge_id", edge_id);
   file.write_int64("/edges/source", source);
   file.write_int64("/edges/target", target);
+  const std::size_t layers = xs.front().attention.size();
+  for (std::size_t l = 0; l < layers && !edge_score.empty(); ++l) {  // [E, H_l], rows as /edges/*
+    const int64_t h = xs.front().attention[l].dim(1);
+    Tensor all({static_cast<int64_t>(edge_score.size()), h});
+    int64_t row = 0;
+    for (const NodeExplanation& x : xs) {
+      ATTEND_CHECK(x.attention.size() == layers && x.attention[l].dim(1) == h, "attention of different layers");
+      std::copy(x.attention[l].data(), x.attention[l].data() + x.attention[l].numel(), all.data() + row * h);
+      row += x.attention[l].dim(0);
+    }
+    if (l == 0) file.create_group("/attention");
+    file.write_tensor("/attention/layer" + std::to_string(l), all);
+  }
   if (!edge_score.empty()) file.write_tensor("/edges/score", Tensor({static_cast<int64_t>(edge_score.size())}, edge_score));
   if (features) file.write_tensor("/features/score", feature_score);
   if (gap) {

@@ -20,8 +20,10 @@ namespace attend::graph {
 namespace {
 
 // Rollout score of each explained edge of `cg` (attention_rollout.hpp), from the weights the
-// layers export on the computation graph.
-std::vector<float> attention_edge_scores(const NodeClassifier& model, const ComputationGraph& cg, HeadReduction heads) {
+// layers export on the computation graph; `per_layer` receives each layer's weights [E_c, H_l]
+// of the explained edges (0 where the layer does not attend over the edge).
+std::vector<float> attention_edge_scores(const NodeClassifier& model, const ComputationGraph& cg, HeadReduction heads,
+                                         std::vector<Tensor>& per_layer) {
   std::vector<AttentionExport> exported;
   {
     NoGradGuard no_grad;
@@ -45,8 +47,14 @@ std::vector<float> attention_edge_scores(const NodeClassifier& model, const Comp
   std::map<Key, std::vector<int64_t>> plain_ids;
   for (int64_t e = 0; e < plain.num_edges(); ++e) plain_ids[{plain.src[e], plain.dst[e], plain.relation[e]}].push_back(e);
   std::vector<double> score(static_cast<std::size_t>(plain.num_edges()), 0.0);
+  std::vector<int64_t> row_of(static_cast<std::size_t>(plain.num_edges()), -1);  // local plain edge -> row of E_c
+  for (std::size_t k = 0; k < cg.explained.size(); ++k) row_of[cg.explained[k]] = static_cast<int64_t>(k);
+  per_layer.clear();
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const GraphView& view = *exported[l].view;
+    const Tensor& w = exported[l].weights;  // [E_view, H]
+    const int64_t h = w.dim(1);
+    Tensor& kept = per_layer.emplace_back(Shape{static_cast<int64_t>(cg.explained.size()), h});  // [E_c, H]
     std::map<Key, std::size_t> taken;
     for (int64_t e = 0; e < view.num_edges(); ++e) {
       if (view.src[e] == view.dst[e]) continue;
@@ -55,7 +63,9 @@ std::vector<float> attention_edge_scores(const NodeClassifier& model, const Comp
       std::size_t& used = taken[key];
       ATTEND_CHECK(found != plain_ids.end() && used < found->second.size(),
                    "layer " << l << " attends over edge " << view.src[e] << " -> " << view.dst[e] << " of no plain edge");
-      score[found->second[used++]] += rollout.edge[l][e];
+      const int64_t local = found->second[used++];
+      score[local] += rollout.edge[l][e];
+      if (row_of[local] >= 0) std::copy(w.data() + e * h, w.data() + (e + 1) * h, kept.data() + row_of[local] * h);
     }
   }
   std::vector<float> out;
@@ -114,7 +124,18 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   };
 
   const ExplainMethod m = options.method;
-  if (m == ExplainMethod::kAttention) out.edge_score = in_order(attention_edge_scores(model, cg, options.heads));
+  if (m == ExplainMethod::kAttention) {
+    std::vector<Tensor> per_layer;
+    out.edge_score = in_order(attention_edge_scores(model, cg, options.heads, per_layer));
+    for (const Tensor& w : per_layer) {  // rows in full-graph edge order, as the scores
+      const int64_t h = w.dim(1);
+      Tensor& sorted = out.attention.emplace_back(w.shape());
+      for (std::size_t r = 0; r < order.size(); ++r) {
+        std::copy(w.data() + static_cast<int64_t>(order[r]) * h, w.data() + (static_cast<int64_t>(order[r]) + 1) * h,
+                  sorted.data() + static_cast<int64_t>(r) * h);
+      }
+    }
+  }
   if (m == ExplainMethod::kDegree) out.edge_score = in_order(degree_edge_scores(cg));
   auto explained_only = [&](const Tensor& by_local_edge) {
     std::vector<float> scores;

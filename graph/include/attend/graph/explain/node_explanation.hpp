@@ -30,6 +30,9 @@ struct NodeExplanation {
   /// The explained edges of the computation graph, ordered by full-graph plain edge id.
   std::vector<int64_t> edge_id, edge_src, edge_dst;  ///< [E_c] plain edge id, endpoints (dataset ids)
   std::vector<float> edge_score;     ///< [E_c]
+  /// attention: each layer's weights of the explained edges before the heads are reduced,
+  /// [E_c, H_l] per layer (0 where a layer does not attend over an edge); empty otherwise.
+  std::vector<Tensor> attention;
   std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
   /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
   double feature_baseline_value = NAN, feature_completeness_gap = NAN;
