@@ -93,26 +93,6 @@ FaithfulnessResult evaluate_kind(NodeClassifier& model, const PreparedNodeData& 
 }
 }  // namespace
 
-void check_explanations_fit(const ExplanationSet& set, const PreparedNodeData& data, const std::string& file) {
-  const NodeDataset& d = data.dataset;
-  const GraphView& plain = data.graph.plain();
-  auto bad = [&](const std::string& what) { return InputError(file, 0, what + " (explanations of another dataset?)"); };
-  if (!set.explanations.front().feature_score.empty() && set.num_features != d.num_features()) {
-    throw bad("the explanations score " + std::to_string(set.num_features) + " features, the dataset has " +
-              std::to_string(d.num_features()));
-  }
-  for (const NodeExplanation& x : set.explanations) {
-    if (x.node >= d.num_nodes) throw bad("node " + std::to_string(x.node) + " is not in the dataset");
-    if (x.explained_class >= d.num_classes || x.predicted_class >= d.num_classes) throw bad("a class the dataset lacks");
-    for (std::size_t e = 0; e < x.edge_id.size(); ++e) {
-      const int64_t id = x.edge_id[e];
-      if (id >= plain.num_edges() || plain.src[id] != x.edge_src[e] || plain.dst[id] != x.edge_dst[e]) {
-        throw bad("edge " + std::to_string(id) + " of node " + std::to_string(x.node) + " is not in the graph");
-      }
-    }
-  }
-}
-
 std::vector<FaithfulnessResult> evaluate_faithfulness(NodeClassifier& model, const PreparedNodeData& data,
                                                       const ExplanationSet& set, int64_t top_k) {
   ATTEND_CHECK(top_k >= 1, "top-k " << top_k);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attend/graph/explain/node_explanation.hpp"
+#include "attend/graph/node_training.hpp"
 
 namespace attend::graph {
 
@@ -25,5 +26,9 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
 /// Read a file written by save_explanations; every inconsistency (sizes, offsets, negative
 /// ids, an unknown method) is an attend::InputError naming the file.
 ExplanationSet load_explanations(const std::string& path);
+
+/// Checks that every node, edge (id and endpoints) and class of `set` exists in `data` and
+/// that the feature count matches; attend::InputError naming `file` otherwise.
+void check_explanations_fit(const ExplanationSet& set, const PreparedNodeData& data, const std::string& file);
 
 }  // namespace attend::graph

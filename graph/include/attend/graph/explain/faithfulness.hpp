@@ -38,8 +38,4 @@ struct FaithfulnessResult {
 std::vector<FaithfulnessResult> evaluate_faithfulness(NodeClassifier& model, const PreparedNodeData& data,
                                                       const ExplanationSet& set, int64_t top_k);
 
-/// Checks that every node, edge (id and endpoints) and class of `set` exists in `data` and
-/// that the feature count matches; attend::InputError naming `file` otherwise.
-void check_explanations_fit(const ExplanationSet& set, const PreparedNodeData& data, const std::string& file);
-
 }  // namespace attend::graph
