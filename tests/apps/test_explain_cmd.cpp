@@ -50,7 +50,14 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   CHECK(set.explanations[0].node == 300);
   CHECK(set.steps == 20);
   CHECK(std::isfinite(set.explanations[0].feature_completeness_gap));
-  CHECK(testing::read_text_file(ig + ".node300.svg").find("<svg") == 0);
+  const std::string picture = testing::read_text_file(ig + ".node300.svg");
+  CHECK(picture.find("<svg") == 0);
+  CHECK(picture.find("stroke=\"black\"") != std::string::npos);  // node 300's house outlined
+  const std::string again = t.tmp.file("again");
+  REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300", "--method",
+               "integrated-gradients", "--steps", "20", "--out", again, "--ground-truth", t.data, "--quiet"})
+              .code == 0);
+  CHECK(testing::read_text_file(again + ".node300.svg") == picture);  // the same picture again
 
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
