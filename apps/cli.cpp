@@ -107,7 +107,8 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     const std::vector<Command> commands = {
         add_node_classify_command(app, context), add_contacts_command(app, context),
         add_convert_command(app, context),       add_layers_command(app, context),
-        add_bench_command(app, context),         add_generate_command(app, context)};
+        add_bench_command(app, context),         add_generate_command(app, context),
+        add_explain_command(app, context)};
 
     std::vector<const char*> argv;
     for (const std::string& a : args) argv.push_back(a.c_str());

@@ -41,6 +41,9 @@ Command add_convert_command(CLI::App& parent, Context& context);
 /// `attend generate BENCHMARK --seed S --out DIR`: a synthetic benchmark of GNNExplainer with
 /// its ground truth, as a dataset folder (graph/explainer_benchmark.hpp).
 Command add_generate_command(CLI::App& parent, Context& context);
+/// `attend explain node|eval`: attributions of node classifiers' predictions (graph/explain/)
+/// and their faithfulness and ground-truth AUC.
+Command add_explain_command(CLI::App& parent, Context& context);
 /// `attend bench`: times a registered node layer (built-in or plugin) on a random graph,
 /// inference forward and training forward + backward, per thread count; `--json FILE`.
 Command add_bench_command(CLI::App& parent, Context& context);

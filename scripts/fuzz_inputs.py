@@ -154,6 +154,18 @@ def build_seeds(attend, base):
                        "--epochs", "2", "--quiet", "--save", str(h5 / "gat_checkpoint.h5")], base)
     run_quiet(attend, ["node-classify", "train", "--data", str(seeds / "rdf"), "--model", "rgcn-aifb",
                        "--epochs", "2", "--quiet", "--save", str(h5 / "rgcn_checkpoint.h5")], base)
+    # A synthetic benchmark with its ground truth, a model on it and explanations of two nodes.
+    bas = seeds / "ba-shapes"
+    run_quiet(attend, ["generate", "ba-shapes", "--seed", "0", "--out", str(bas), "--quiet"], base)
+    truth_folder = seeds / "ground-truth"
+    truth_folder.mkdir(parents=True, exist_ok=True)
+    for name in ("motif_edges.txt", "motif_nodes.txt"):
+        shutil.copy(bas / name, truth_folder / name)
+    run_quiet(attend, ["node-classify", "train", "--data", str(bas), "--model", str(models[0]), "--epochs", "2",
+                       "--quiet", "--save", str(h5 / "ba_shapes_gat.h5")], base)
+    run_quiet(attend, ["explain", "node", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
+                       "--nodes", "300,301", "--method", "integrated-gradients", "--steps", "4",
+                       "--out", str(h5 / "explanations"), "--quiet"], base)
     run_quiet(attend, ["contacts", "predict", "--msa", str(FIXTURES / "tiny.fasta"), "--out", str(seeds / "pred"),
                        "--max-iterations", "3", "--quiet"], base)
     run_quiet(attend, ["contacts", "train", "--families", str(families), "--out", str(h5 / "contact_model.h5"),
@@ -216,6 +228,14 @@ def build_seeds(attend, base):
         "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
             rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
         "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5"], checkpoint_cmd),
+        "explanations-h5": ([h5 / "explanations.h5"], lambda rng, f, out: [
+            "explain", "eval", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
+            "--explanations", f, "--json", f"{out}/e.json"]),
+        "ground-truth": ([truth_folder], lambda rng, d, out: rng.choice([
+            ["explain", "eval", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
+             "--explanations", str(h5 / "explanations.h5"), "--ground-truth", d],
+            ["explain", "node", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"), "--nodes", "300",
+             "--method", "degree", "--ground-truth", d, "--out", f"{out}/x", "--quiet"]])),
     }
 
 

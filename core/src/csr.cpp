@@ -44,6 +44,15 @@ void validate(int64_t n_nodes, const std::vector<int64_t>& indptr,
 
 Csr::Csr() : Csr(0, {0}, {}, {}) {}
 
+Csr Csr::with_edge_scale(Var scale) const {
+  ATTEND_CHECK(!scale.defined() || scale.value().shape() == (Shape{n_edges()}),
+               "Csr::with_edge_scale: scale of shape " << shape_to_string(scale.value().shape())
+                                                       << ", expected [E] = [" << n_edges() << "]");
+  Csr scaled = *this;
+  scaled.edge_scale_ = std::move(scale);
+  return scaled;
+}
+
 Csr::Csr(int64_t n_nodes, std::vector<int64_t> indptr, std::vector<int64_t> src,
          std::vector<int64_t> edge_id) {
   validate(n_nodes, indptr, src, edge_id);

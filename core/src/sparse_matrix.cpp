@@ -109,6 +109,16 @@ SparseMatrix SparseMatrix::with_values(std::vector<float> values) const {
   return m;
 }
 
+SparseMatrix SparseMatrix::with_differentiable_values(Var values) const {
+  ATTEND_CHECK(!values.defined() || values.value().shape() == (Shape{nnz()}),
+               "SparseMatrix::with_differentiable_values: values of shape "
+                   << shape_to_string(values.value().shape()) << " for " << nnz() << " stored entries");
+  transpose();  // built once here, so the copy and this matrix share it
+  SparseMatrix m = *this;
+  m.differentiable_values_ = std::move(values);
+  return m;
+}
+
 void SparseMatrix::normalize_rows() {
   for (int64_t r = 0; r < rows_; ++r) {
     double s = 0.0;

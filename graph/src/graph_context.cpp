@@ -7,15 +7,26 @@
 #include <tuple>
 
 #include "attend/core/error.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
 #include "attend/graph/graph_algorithms.hpp"
 
 namespace attend::graph {
+
+/// An adjacency matrix, and the weight and stored entry of each edge of its view in it (the
+/// masked copy scales these per edge).
+struct GraphContext::Adjacency {
+  std::shared_ptr<const SparseMatrix> matrix;  ///< [N, N]
+  std::vector<float> edge_weight;              ///< [E] by edge id of the view
+  std::vector<int64_t> edge_entry;             ///< [E] by edge id of the view
+};
 
 struct GraphContext::Cache {
   std::mutex mutex;
   std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<const RelationalIndex>> relational;
   std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
-  std::map<std::pair<bool, bool>, std::shared_ptr<const SparseMatrix>> adjacency;
+  std::map<std::pair<bool, bool>, Adjacency> adjacency;
 };
 
 namespace {
@@ -27,6 +38,31 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
   v.dst = std::move(dst);
   v.relation = std::move(relation);
   return v;
+}
+
+/// The stored entry [E] of each edge of `matrix`, built from the triplets (row[e], col[e], .):
+/// found by binary search in its row (indices are sorted per row).
+std::vector<int64_t> stored_entries(const SparseMatrix& matrix, const std::vector<int64_t>& row,
+                                    const std::vector<int64_t>& col) {
+  std::vector<int64_t> entry(row.size());
+  const auto& indptr = matrix.indptr();
+  const auto& indices = matrix.indices();
+  for (std::size_t e = 0; e < row.size(); ++e) {
+    const auto first = indices.begin() + indptr[row[e]], last = indices.begin() + indptr[row[e] + 1];
+    const auto found = std::lower_bound(first, last, col[e]);
+    ATTEND_CHECK(found != last && *found == col[e], "stored_entries: edge " << e << " is not stored");
+    entry[e] = found - indices.begin();
+  }
+  return entry;
+}
+
+/// `matrix` with differentiable values: stored entry k = sum over the edges e stored in it
+/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order.
+std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& entry,
+                                                  const std::vector<float>& weight, const Var& mask) {
+  const Var weighted = ops::mul(mask, Var(Tensor({static_cast<int64_t>(weight.size())}, weight)));  // [E]
+  const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
+  return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
 }  // namespace
 
@@ -94,6 +130,22 @@ void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::ve
   looped_degree_ = std::move(looped);
 }
 
+GraphContext GraphContext::with_edge_mask(Var mask) const {
+  const int64_t n_edges = plain_.num_edges();
+  ATTEND_CHECK(mask.defined() && mask.value().shape() == (Shape{n_edges}),
+               "with_edge_mask: a mask of shape " << (mask.defined() ? shape_to_string(mask.value().shape()) : "undefined")
+                                                  << ", expected [E] = [" << n_edges << "]");
+  // looped[e] = mask[origin] for a kept edge, 1 for an added self-loop: a gather from
+  // [mask, 1] [E + 1] with index E for the self-loops.
+  std::vector<int64_t> from(looped_origin_.size());  // [E_looped]
+  for (std::size_t e = 0; e < from.size(); ++e) from[e] = looped_origin_[e] < 0 ? n_edges : looped_origin_[e];
+  const Var looped = ops::gather_rows(ops::concat({mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+  GraphContext masked = *this;
+  masked.plain_.csr = plain_.csr.with_edge_scale(std::move(mask));
+  masked.looped_.csr = looped_.csr.with_edge_scale(looped);
+  return masked;
+}
+
 void GraphContext::set_edge_features(const Tensor& features) {
   ATTEND_CHECK(features.rank() == 2 && features.dim(0) == plain_.num_edges(),
                "edge features of shape " << shape_to_string(features.shape()) << ", expected [E, D] with E = "
@@ -112,6 +164,23 @@ void GraphContext::set_edge_features(const Tensor& features) {
 std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_loops,
                                                                      int64_t num_relations,
                                                                      bool for_attention) const {
+  std::shared_ptr<const RelationalIndex> index = cached_relational_index(self_loops, num_relations, for_attention);
+  const GraphView& v = view(self_loops);
+  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  if (!mask.defined()) return index;
+  auto masked = std::make_shared<RelationalIndex>(*index);
+  if (for_attention) {
+    masked->csr = index->csr.with_edge_scale(mask);
+    masked->within_csr = index->within_csr.with_edge_scale(mask);
+  } else {
+    masked->mean = masked_matrix(*index->mean, index->mean_entry, index->mean_weight, mask);
+  }
+  return masked;
+}
+
+std::shared_ptr<const RelationalIndex> GraphContext::cached_relational_index(bool self_loops,
+                                                                            int64_t num_relations,
+                                                                            bool for_attention) const {
   ATTEND_CHECK(cache_ != nullptr, "relational_index on a GraphContext not built by from_edges");
   ATTEND_CHECK(num_relations > 0, "relational_index: num_relations " << num_relations);
   std::lock_guard<std::mutex> lock(cache_->mutex);
@@ -159,6 +228,9 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     }
     index->mean = std::make_shared<const SparseMatrix>(
         SparseMatrix::from_triplets(num_nodes_, slots->size(), v.dst, index->src_slot, weight));
+    index->mean->transpose();  // built here, under the lock, and shared by masked copies
+    index->mean_weight = std::move(weight);
+    index->mean_entry = stored_entries(*index->mean, v.dst, index->src_slot);
   }
   index->slots = std::move(slots);
   cache_->relational.emplace(key, index);
@@ -167,9 +239,20 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
 
 std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, bool normalize) const {
   ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_edges");
-  std::lock_guard<std::mutex> lock(cache_->mutex);
-  auto& slot = cache_->adjacency[{self_loops, normalize}];
-  if (slot) return slot;
+  const GraphView& v = view(self_loops);
+  const Adjacency* cached = nullptr;  // entries of the cache are never removed
+  {
+    std::lock_guard<std::mutex> lock(cache_->mutex);
+    Adjacency& slot = cache_->adjacency[{self_loops, normalize}];
+    if (!slot.matrix) slot = build_adjacency(self_loops, normalize);
+    cached = &slot;
+  }
+  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  if (!mask.defined()) return cached->matrix;
+  return masked_matrix(*cached->matrix, cached->edge_entry, cached->edge_weight, mask);
+}
+
+GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool normalize) const {
   const GraphView& v = view(self_loops);
   std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
@@ -183,8 +266,12 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
       weight[e] = static_cast<float>(inv_sqrt_degree[v.dst[e]] * inv_sqrt_degree[v.src[e]]);
     }
   }
-  slot = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
-  return slot;
+  Adjacency adjacency;
+  adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
+  adjacency.matrix->transpose();  // built here, under the lock, and shared by masked copies
+  adjacency.edge_weight = std::move(weight);
+  adjacency.edge_entry = stored_entries(*adjacency.matrix, v.dst, v.src);
+  return adjacency;
 }
 
 std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_distance) const {

@@ -5,6 +5,7 @@
 
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/io/line_reader.hpp"
 
 namespace attend::graph {
@@ -15,12 +16,16 @@ namespace fs = std::filesystem;
 constexpr const char* kEdgesFile = "motif_edges.txt";
 constexpr const char* kNodesFile = "motif_nodes.txt";
 
-// `dir/name`, or `dir/name.gz` when only the compressed file exists.
+// `dir/name`, or `dir/name.gz` when only the compressed file exists (io::path_kind: a link
+// loop or a name too long is bad input, not a std::filesystem exception).
 std::string find_file(const std::string& dir, const std::string& name) {
+  if (io::path_kind(dir) != io::PathKind::kDirectory) {
+    throw InputError(dir, 0, "expected a folder holding " + std::string(kEdgesFile) + " and " + kNodesFile);
+  }
   const fs::path plain = fs::path(dir) / name;
-  if (fs::exists(plain)) return plain.string();
+  if (io::path_kind(plain.string()) != io::PathKind::kMissing) return plain.string();
   const fs::path packed = fs::path(dir) / (name + ".gz");
-  if (fs::exists(packed)) return packed.string();
+  if (io::path_kind(packed.string()) != io::PathKind::kMissing) return packed.string();
   throw InputError(plain.string(), 0, "missing file (also looked for " + packed.filename().string() + ")");
 }
 

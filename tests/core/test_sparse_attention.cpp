@@ -548,3 +548,105 @@ TEST_CASE("sparse_attention: gradients of a subset of inputs equal those of all 
     CHECK(bitwise_equal(all[i], scores_only[i]));
   }
 }
+
+TEST_CASE("an edge scale multiplies each message after the softmax, as a naive reference", "[core]") {
+  const EdgeList g = small_graph();
+  const int64_t heads = 3, c = 4;
+  const Tensor s_src = random_tensor({g.n, heads}, 111, -2, 2);
+  const Tensor s_dst = random_tensor({g.n, heads}, 112, -2, 2);
+  const Tensor v = random_tensor({g.n, heads, c}, 113);
+  const Tensor scale = random_tensor({g.size()}, 114, 0.0f, 1.0f);
+  Tensor weights;
+  const Csr scaled = g.csr().with_edge_scale(Var(scale));
+  const Tensor out =
+      ops::sparse_attention(scaled, ops::SparseScores::gat(Var(s_src), Var(s_dst)), Var(v), {}, &weights).value();
+  Tensor ref_weights;
+  const Tensor ref = naive_attention(
+      g, heads, c,
+      [&](int64_t e, int64_t h) { return leaky(double(s_src.at({g.src[e], h})) + s_dst.at({g.dst[e], h}), 0.2); },
+      [&](int64_t e, int64_t h, int64_t k) { return double(scale[e]) * v.at({g.src[e], h, k}); }, &ref_weights);
+  CHECK(max_abs_diff(out, ref) < 1e-5f);
+  CHECK(max_abs_diff(weights, ref_weights) < 1e-6f);  // the softmax does not see the scale
+  // A scale of ones changes nothing, bit for bit; the unscaled Csr has no scale.
+  const Tensor plain = ops::sparse_attention(g.csr(), ops::SparseScores::gat(Var(s_src), Var(s_dst)), Var(v)).value();
+  const Csr ones = g.csr().with_edge_scale(Var(Tensor({g.size()}, 1.0f)));
+  CHECK(bitwise_equal(ops::sparse_attention(ones, ops::SparseScores::gat(Var(s_src), Var(s_dst)), Var(v)).value(), plain));
+  CHECK_FALSE(g.csr().edge_scale().defined());
+  CHECK_THROWS_AS(g.csr().with_edge_scale(Var(Tensor({g.size() + 1}, 1.0f))), Error);
+}
+
+TEST_CASE("sparse_attention gradients with an edge scale, every rule", "[core][grad]") {
+  const EdgeList g = small_graph();
+  const Csr csr = g.csr();
+  const int64_t heads = 2, c = 3;
+  GradCheckOptions gc;
+  gc.max_checks = 36;
+  const Tensor scale = random_tensor({g.size()}, 120, 0.2f, 1.0f);
+  auto check = [&](const std::function<Var(const Csr&, const std::vector<Var>&)>& f, std::vector<Tensor> inputs) {
+    inputs.push_back(scale);  // the scale is the last input
+    auto r = check_gradients(
+        [&](const std::vector<Var>& v) { return f(csr.with_edge_scale(v.back()), v); }, inputs, gc);
+    INFO(r.report);
+    CHECK(r.ok);
+  };
+  SECTION("gat, with dropout while training") {
+    ops::SparseAttentionOptions opt;
+    opt.dropout = 0.3f;
+    opt.training = true;
+    opt.seed = 99;
+    check([&](const Csr& s, const std::vector<Var>& v) {
+      return ops::sparse_attention(s, ops::SparseScores::gat(v[0], v[1]), v[2], opt);
+    }, {away_from_kink_src({g.n, heads}, 121), away_from_kink_dst({g.n, heads}, 122), random_tensor({g.n, heads, c}, 123)});
+  }
+  SECTION("gatv2") {
+    check([&](const Csr& s, const std::vector<Var>& v) {
+      return ops::sparse_attention(s, ops::SparseScores::gatv2(v[0], v[1], v[2]), v[0]);
+    }, {away_from_kink_src({g.n, heads, c}, 124), away_from_kink_dst({g.n, heads, c}, 125), random_tensor({heads, c}, 126, -2, 2)});
+  }
+  SECTION("dot with edge features") {
+    check([&](const Csr& s, const std::vector<Var>& v) {
+      return ops::sparse_attention(s, ops::SparseScores::dot(v[0], v[1], v[3]), v[2]);
+    }, {random_tensor({g.n, heads, c}, 127, -2, 2), random_tensor({g.n, heads, c}, 128, -2, 2),
+        random_tensor({g.n, heads, c}, 129), random_tensor({g.size(), heads, c}, 130)});
+  }
+  SECTION("precomputed logits") {
+    check([&](const Csr& s, const std::vector<Var>& v) {
+      return ops::sparse_attention(s, ops::SparseScores::precomputed(v[0]), v[1]);
+    }, {random_tensor({g.size(), heads}, 131, -2, 2), random_tensor({g.n, heads, c}, 132)});
+  }
+  SECTION("the scale alone requires a gradient") {
+    const Tensor s_src = random_tensor({g.n, heads}, 133), s_dst = random_tensor({g.n, heads}, 134);
+    const Tensor v = random_tensor({g.n, heads, c}, 135);
+    auto r = check_gradients([&](const std::vector<Var>& in) {
+      return ops::sparse_attention(csr.with_edge_scale(in[0]), ops::SparseScores::gat(Var(s_src), Var(s_dst)), Var(v));
+    }, {scale}, gc);
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("sparse_attention with an edge scale is bit-identical for 1 and 2 threads", "[core]") {
+  const EdgeList g = random_graph(1500, 15000, 191);
+  const int64_t heads = 4, c = 8;
+  ops::SparseAttentionOptions opt;
+  opt.dropout = 0.2f;
+  opt.training = true;
+  opt.seed = 3;
+  const Tensor seed_grad = random_tensor({g.n, heads, c}, 192);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Var v(random_tensor({g.n, heads, c}, 193), true), q(random_tensor({g.n, heads, c}, 194), true);
+    Var k(random_tensor({g.n, heads, c}, 195), true), e(random_tensor({g.size(), heads, c}, 196), true);
+    Var scale(random_tensor({g.size()}, 197, 0.0f, 1.0f), true);
+    Var y = ops::sparse_attention(g.csr().with_edge_scale(scale), ops::SparseScores::dot(q, k, e), v, opt);
+    y.backward(seed_grad);
+    return std::vector<Tensor>{y.value(), v.grad(), q.grad(), k.grad(), e.grad(), scale.grad()};
+  };
+  const int before = num_threads();
+  const auto one = run(1), two = run(2);
+  set_num_threads(before);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    INFO("tensor " << i);
+    CHECK(bitwise_equal(one[i], two[i]));
+  }
+}

@@ -120,3 +120,47 @@ TEST_CASE("block dropout matmul is bit-identical for 1 and 2 threads", "[core]")
     return ops::sparse_matmul_block_dropout(x, w, 0.6f, {1, 2, 3, 4, 5, 6, 7, 8});
   });
 }
+
+TEST_CASE("sparse matmul with differentiable values equals the dense product, with gradients", "[core][grad]") {
+  const Tensor dense = sparse_dense(19, 13, 0.3f, 11);
+  const SparseMatrix pattern = SparseMatrix::from_dense(dense);
+  const Tensor values = random_tensor({pattern.nnz()}, 12);  // replace the stored values
+  const Tensor w = random_tensor({13, 4}, 13);
+  Tensor reference_matrix({19, 13});  // the pattern holding `values`, built by hand
+  for (int64_t r = 0; r < 19; ++r)
+    for (int64_t k = pattern.indptr()[r]; k < pattern.indptr()[r + 1]; ++k)
+      reference_matrix[r * 13 + pattern.indices()[k]] = values[k];
+  auto product = [&](const Var& a, const Var& x) {
+    return ops::sparse_matmul(std::make_shared<const SparseMatrix>(pattern.with_differentiable_values(a)), x);
+  };
+  CHECK(max_abs_diff(product(Var(values), Var(w)).value(),
+                     ops::matmul(Var(reference_matrix), Var(w)).value()) < 1e-5f);
+  auto r = check_gradients([&](const std::vector<Var>& v) { return product(v[0], v[1]); }, {values, w});
+  INFO(r.report);
+  CHECK(r.ok);
+  // With its own stored values as differentiable values, the product is the constant one, bit for bit.
+  const Tensor own(Shape{pattern.nnz()}, pattern.values());
+  const auto constant = std::make_shared<const SparseMatrix>(pattern);
+  CHECK(bitwise_equal(product(Var(own), Var(w)).value(), ops::sparse_matmul(constant, Var(w)).value()));
+  CHECK_THROWS_AS(pattern.with_differentiable_values(Var(random_tensor({pattern.nnz() + 1}, 14))), Error);
+}
+
+TEST_CASE("sparse matmul with differentiable values is bit-identical for 1 and 2 threads", "[core]") {
+  const SparseMatrix pattern = SparseMatrix::from_dense(sparse_dense(1000, 300, 0.05f, 3));
+  const Tensor values = random_tensor({pattern.nnz()}, 6);
+  const Tensor w = random_tensor({300, 16}, 4), g = random_tensor({1000, 16}, 5);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Var va(values, true), vw(w, true);
+    Var y = ops::sparse_matmul(std::make_shared<const SparseMatrix>(pattern.with_differentiable_values(va)), vw);
+    y.backward(g);
+    return std::vector<Tensor>{y.value(), vw.grad(), va.grad()};
+  };
+  const int before = num_threads();
+  const auto one = run(1), two = run(2);
+  set_num_threads(before);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    INFO("tensor " << i);
+    CHECK(bitwise_equal(one[i], two[i]));
+  }
+}

@@ -41,8 +41,10 @@ Tensor param(const Module& m, const std::string& name) {
 }
 
 // AGNN's propagation written plainly, edge by edge, in double: h = x W, then
-// softmax over in-neighbours of beta cos(h_i, h_j), aggregate h_j, add bias.
-Tensor naive_agnn(const Tensor& x, const Tensor& w, float beta, const Tensor& bias, const GraphView& view) {
+// softmax over in-neighbours of beta cos(h_i, h_j), aggregate h_j (times the edge's mask
+// entry m_e [E of view] when given), add bias.
+Tensor naive_agnn(const Tensor& x, const Tensor& w, float beta, const Tensor& bias, const GraphView& view,
+                  const std::vector<double>& edge_mask = {}) {
   const int64_t n = x.dim(0), f = x.dim(1), c = w.dim(1);
   std::vector<double> h(n * c, 0.0), norm(n, 0.0);
   for (int64_t i = 0; i < n; ++i) {
@@ -54,7 +56,7 @@ Tensor naive_agnn(const Tensor& x, const Tensor& w, float beta, const Tensor& bi
   }
   Tensor out({n, c});
   for (int64_t i = 0; i < n; ++i) {
-    std::vector<double> score;
+    std::vector<double> score, scale;
     std::vector<int64_t> from;
     for (int64_t e = 0; e < view.num_edges(); ++e) {
       if (view.dst[e] != i) continue;
@@ -63,13 +65,14 @@ Tensor naive_agnn(const Tensor& x, const Tensor& w, float beta, const Tensor& bi
       for (int64_t k = 0; k < c; ++k) dot += h[i * c + k] * h[j * c + k];
       score.push_back(beta * dot / (norm[i] * norm[j]));
       from.push_back(j);
+      scale.push_back(edge_mask.empty() ? 1.0 : edge_mask[e]);
     }
     double m = -1e300, z = 0;
     for (double s : score) m = std::max(m, s);
     for (double& s : score) z += (s = std::exp(s - m));
     for (int64_t k = 0; k < c; ++k) {
       double acc = 0;
-      for (std::size_t e = 0; e < score.size(); ++e) acc += score[e] / z * h[from[e] * c + k];
+      for (std::size_t e = 0; e < score.size(); ++e) acc += score[e] / z * scale[e] * h[from[e] * c + k];
       out[i * c + k] = float(acc + bias[k]);
     }
   }
@@ -88,6 +91,34 @@ TEST_CASE("plugin agnn equals AGNN's propagation computed edge by edge", "[plugi
   const Tensor y = layer->forward(NodeFeatures(Var(x)), g, 0).value();
   const Tensor ref = naive_agnn(x, param(*layer, "weight"), 2.5f, bias, g.looped());
   CHECK(max_abs_diff(y, ref) < 1e-5f);
+}
+
+TEST_CASE("plugin agnn honours an edge mask without code of its own", "[plugin][grad]") {
+  const GraphContext g = random_graph(20, 50, 12);
+  const Tensor x = random_tensor({20, 6}, 13);
+  auto layer = plugin_layer(ATTEND_AGNN_PLUGIN, "agnn", {{"in_channels", 6}, {"out_channels", 4}, {"beta", 2.0}, {"seed", 3}});
+  layer->eval();
+  const int64_t n_edges = g.plain().num_edges();
+  Tensor mask = random_tensor({n_edges}, 14, 0.2f, 1.0f);
+  for (int64_t e = 0; e < n_edges; e += 4) mask[e] = 0.0f;
+  // The mask of each looped edge: its plain edge's entry (the graph is undirected, so the
+  // endpoints name it), 1 on the self-loops the looped view adds.
+  const GraphView& looped = g.looped();
+  std::vector<double> looped_mask(looped.num_edges(), 1.0);
+  for (int64_t e = 0; e < looped.num_edges(); ++e)
+    for (int64_t p = 0; p < n_edges; ++p)
+      if (g.plain().src[p] == looped.src[e] && g.plain().dst[p] == looped.dst[e] && looped.src[e] != looped.dst[e])
+        looped_mask[e] = mask[p];
+  const Tensor y = layer->forward(NodeFeatures(Var(x)), g.with_edge_mask(Var(mask)), 0).value();
+  const Tensor ref = naive_agnn(x, param(*layer, "weight"), 2.0f, param(*layer, "bias"), looped, looped_mask);
+  CHECK(max_abs_diff(y, ref) < 1e-5f);
+  const Tensor plain = layer->forward(NodeFeatures(Var(x)), g, 0).value();
+  CHECK(bitwise_equal(layer->forward(NodeFeatures(Var(x)), g.with_edge_mask(Var(Tensor({n_edges}, 1.0f))), 0).value(), plain));
+  auto on_mask = check_gradients(
+      [&](const std::vector<Var>& v) { return layer->forward(NodeFeatures(Var(x)), g.with_edge_mask(v[0]), 0); },
+      {random_tensor({n_edges}, 15, 0.1f, 1.0f)});
+  INFO(on_mask.report);
+  CHECK(on_mask.ok);
 }
 
 TEST_CASE("plugin agnn gradients, dense and sparse input, with dropout", "[plugin][grad]") {

@@ -121,6 +121,9 @@ struct Problem {
   /// [E, H] dropout multipliers by destination-major position (see dropout_mask); set when
   /// `dropout`.
   const float* mask = nullptr;
+  /// [E] the graph's edge scale by edge id (Csr::edge_scale), multiplied into each edge's
+  /// message after the softmax; null when the graph has none.
+  const float* edge_scale = nullptr;
 };
 
 /// The dropout multipliers [E, H] by position: 0 or 1 / (1 - p) for (edge id, head), from
@@ -224,6 +227,7 @@ Problem make_problem(const Csr& graph, const SparseScores& scores, const Var& va
     pr.s_dst = t.data();
   }
   pr.values = v.data();
+  if (graph.edge_scale().defined()) pr.edge_scale = graph.edge_scale().value().data();
   pr.dropout = options.training && options.dropout > 0.0f;
   pr.p_drop = options.dropout;
   pr.keep_scale = 1.0f / (1.0f - options.dropout);
@@ -318,7 +322,8 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
         const float* vj = values + j * hc;                                 // [H, C]
         const float* ej = pr.edge ? pr.edge + id * hc : nullptr;           // [H, C]
         for (int64_t h = 0; h < heads; ++h) {
-          const float weight = m ? a[h] * m[h] : a[h];
+          float weight = m ? a[h] * m[h] : a[h];
+          if (pr.edge_scale) weight *= pr.edge_scale[id];
           axpy(weight, vj + h * c, o + h * c, c);
           if (ej) axpy(weight, ej + h * c, o + h * c, c);
         }
@@ -331,21 +336,24 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
 struct Grads {
   float *values = nullptr, *src = nullptr, *dst = nullptr, *att = nullptr, *edge = nullptr;
   float* logits = nullptr;
+  float* edge_scale = nullptr;  ///< [E] by edge id
 };
 
 /// Backward pass 1, over source rows through the transpose, one gathered row g_i per edge
 /// j -> i: the gradient of the edge's attention weights, d alpha = g_i . v_j (+ g_i . e_ij
-/// for edge features), times the dropout mask, written into `dscore` [E, H] at the edge's
-/// destination-major position; and the value gradient g_v[j] += alpha g_i. The row v_j stays
-/// in cache while its out-edges are visited, so backward gathers one wide row per edge, not
-/// two. Each position of `dscore` and each row of g_v is written by its source row only.
+/// for edge features), times the dropout mask and the edge scale s, written into `dscore`
+/// [E, H] at the edge's destination-major position; the value gradient
+/// g_v[j] += alpha s g_i; and the edge scale's gradient g_s[id] += sum_h alpha_h m_h d alpha_h.
+/// The row v_j stays in cache while its out-edges are visited, so backward gathers one wide
+/// row per edge, not two. Each position of `dscore`, each row of g_v and each edge of g_s is
+/// written by its source row only.
 void backward_messages(const Problem& pr, const float* probs, const float* gy, float* dscore,
-                       float* g_values) {
+                       float* g_values, float* g_scale) {
   if (!dscore && !g_values) return;
   const int64_t heads = pr.heads, c = pr.c, hc = heads * c;
   const int64_t n_edges = pr.n_edges;
   const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
-  const float *values = pr.values, *edge = pr.edge;
+  const float *values = pr.values, *edge = pr.edge, *scale = pr.edge_scale;
   parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t j = lo; j < hi; ++j) {
       const float* vj = values + j * hc;  // [H, C]
@@ -360,18 +368,28 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
         const int64_t i = out_dst[k], p = out_pos[k];
         const float* gi = gy + i * hc;  // [H, C]
         const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
+        const float* a = probs + p * heads;  // [H]
+        // The edge id (a gather by position) only when something is keyed by it.
+        const int64_t id = edge || scale || g_scale ? pr.edge_id[p] : -1;
         if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
           float* dsp = dscore + p * heads;  // [H]
-          const float* ej = edge ? edge + pr.edge_id[p] * hc : nullptr;  // [H, C]
+          const float* ej = edge ? edge + id * hc : nullptr;  // [H, C]
+          float d_scale = 0.0f;
           for (int64_t h = 0; h < heads; ++h) {
             dsp[h] = dot_product(gi + h * c, vj + h * c, c);
             if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
+            if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
             if (m) dsp[h] *= m[h];
+            if (scale) dsp[h] *= scale[id];
           }
+          if (g_scale) g_scale[id] += d_scale;
         }
         if (gv) {
-          const float* a = probs + p * heads;  // [H]
-          for (int64_t h = 0; h < heads; ++h) axpy(m ? a[h] * m[h] : a[h], gi + h * c, gv + h * c, c);
+          for (int64_t h = 0; h < heads; ++h) {
+            float weight = m ? a[h] * m[h] : a[h];
+            if (scale) weight *= scale[id];
+            axpy(weight, gi + h * c, gv + h * c, c);
+          }
         }
       }
     }
@@ -449,7 +467,9 @@ void backward_rows(const Problem& pr, const float* probs, const float* gy, float
               float* ge = g.edge + (id * heads + h) * d;
               axpy(des, s_dst + (i * heads + h) * d, ge, d);
               const float drop = pr.dropout ? pr.mask[pos * heads + h] : 1.0f;
-              axpy(w[p * heads + h] * drop, gi + h * c, ge, c);
+              float weight = w[p * heads + h] * drop;
+              if (pr.edge_scale) weight *= pr.edge_scale[id];
+              axpy(weight, gi + h * c, ge, c);
             }
           }
         }
@@ -501,9 +521,10 @@ void backward_sources(const Problem& pr, const float* dscore, const Grads& g) {
 template <Rule R>
 void backward(const Problem& pr, const float* probs, const float* gy, const Grads& g) {
   const bool score_grads = g.src || g.dst || g.att || g.edge || g.logits;
+  const bool alpha_grads = score_grads || g.edge_scale;  // d alpha is needed
   Tensor dscore;  // [E, H]
-  if (score_grads) dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
-  backward_messages(pr, probs, gy, score_grads ? dscore.data() : nullptr, g.values);
+  if (alpha_grads) dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
+  backward_messages(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, g.edge_scale);
   if (!score_grads) return;
   const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
   std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
@@ -528,7 +549,7 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
     pr.mask = mask.data();
   }
   std::vector<Var> inputs{values};
-  for (const Var* in : {&scores.src, &scores.dst, &scores.att, &scores.edge, &scores.logits}) {
+  for (const Var* in : {&scores.src, &scores.dst, &scores.att, &scores.edge, &scores.logits, &graph.edge_scale()}) {
     if (in->defined()) inputs.push_back(*in);
   }
   bool recording = false;
@@ -575,6 +596,7 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
         g.att = grad_of(scores.att);
         g.edge = grad_of(scores.edge);
         g.logits = grad_of(scores.logits);
+        g.edge_scale = grad_of(graph.edge_scale());
         switch (scores.rule) {
           case Rule::kGat: backward<Rule::kGat>(pr, probs.data(), gy.data(), g); break;
           case Rule::kGatV2: backward<Rule::kGatV2>(pr, probs.data(), gy.data(), g); break;

@@ -12,11 +12,10 @@ namespace attend::ops {
 namespace {
 constexpr int64_t kRowBlock = 64;
 
-// out [rows, C] (+)= m [rows, K] * dense [K, C]
-void csr_times_dense(const SparseMatrix& m, const float* dense, int64_t c, float* out) {
+// out [rows, C] (+)= m [rows, K] * dense [K, C], with m's stored values `values` [nnz]
+void csr_times_dense(const SparseMatrix& m, const float* values, const float* dense, int64_t c, float* out) {
   const auto& indptr = m.indptr();
   const auto& indices = m.indices();
-  const auto& values = m.values();
   parallel_for_blocks(m.rows(), kRowBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       float* row = out + r * c;
@@ -93,6 +92,55 @@ void csr_times_dense_block_masked(const SparseMatrix& m, const std::vector<uint6
     default: csr_times_dense_block_masked<0>(m, kept, keep_scale, dense, blocks, c, out); break;
   }
 }
+
+// out [rows, C] (+)= m [rows, K] * dense [K, C]
+void csr_times_dense(const SparseMatrix& m, const float* dense, int64_t c, float* out) {
+  csr_times_dense(m, m.values().data(), dense, c, out);
+}
+
+/// a . b [n] in eight interleaved partial sums added as a tree (vectorises; the order depends
+/// on n only).
+float dot_in_lanes(const float* a, const float* b, int64_t n) {
+  float lane[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    for (int l = 0; l < 8; ++l) lane[l] += a[k + l] * b[k + l];
+  }
+  for (int l = 0; k < n; ++k, ++l) lane[l] += a[k] * b[k];
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+/// sparse_matmul when x carries differentiable values a [nnz]: y = x(a) w, dw = x(a)^T dy
+/// (the transpose's structure with a gathered into its entry order), and for each stored
+/// entry k = (r, j): da[k] += dy[r] . w[j], written by its row only.
+Var sparse_matmul_differentiable(std::shared_ptr<const SparseMatrix> x, const Var& w) {
+  const Var& a = x->differentiable_values();
+  const int64_t c = w.value().dim(1);
+  Tensor out({x->rows(), c});  // [N, C]
+  csr_times_dense(*x, a.value().data(), w.value().data(), c, out.data());
+  return Var::from_op(std::move(out), {w, a}, [x, w, a, c](const Tensor&, const Tensor& gy) {
+    const float* values = a.value().data();  // [nnz]
+    if (w.requires_grad()) {
+      const std::vector<int64_t>& positions = x->transpose_positions();
+      std::vector<float> transposed(positions.size());  // [nnz] in the transpose's entry order
+      for (std::size_t q = 0; q < positions.size(); ++q) transposed[q] = values[positions[q]];
+      csr_times_dense(x->transpose(), transposed.data(), gy.data(), c, w.grad_mut().data());
+    }
+    if (a.requires_grad()) {
+      float* ga = a.grad_mut().data();
+      const auto& indptr = x->indptr();
+      const auto& indices = x->indices();
+      const float *dy = gy.data(), *wv = w.value().data();
+      parallel_for_blocks(x->rows(), kRowBlock, [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
+            ga[k] += dot_in_lanes(dy + r * c, wv + indices[k] * c, c);
+          }
+        }
+      });
+    }
+  });
+}
 }  // namespace
 
 Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
@@ -101,6 +149,7 @@ Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
   ATTEND_CHECK(wv.rank() == 2 && wv.dim(0) == x->cols(),
                "sparse_matmul of a " << x->rows() << " x " << x->cols() << " matrix and "
                                      << shape_to_string(wv.shape()));
+  if (x->differentiable_values().defined()) return sparse_matmul_differentiable(std::move(x), w);
   const int64_t c = wv.dim(1);
   Tensor out({x->rows(), c});  // [N, C]
   csr_times_dense(*x, wv.data(), c, out.data());
@@ -112,6 +161,8 @@ Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w) {
 Var sparse_matmul_block_dropout(std::shared_ptr<const SparseMatrix> x, const Var& w, float p,
                                 const std::vector<uint64_t>& block_seeds) {
   ATTEND_CHECK(x != nullptr, "sparse_matmul_block_dropout of a null matrix");
+  ATTEND_CHECK(!x->differentiable_values().defined(),
+               "sparse_matmul_block_dropout of a matrix with differentiable values");
   ATTEND_CHECK(p >= 0.0f && p < 1.0f, "dropout probability " << p << " outside [0, 1)");
   const Tensor& wv = w.value();
   const int64_t blocks = static_cast<int64_t>(block_seeds.size());

@@ -62,6 +62,10 @@ Var GraphormerConv::forward(const NodeFeatures& x, const GraphContext& graph, ui
   // Ying et al. 2021, Eq. 5 (centrality encoding), Eq. 6 (spatial encoding), Eq. 8 (MHA).
   const GraphormerOptions& o = options_;
   const int64_t n = graph.num_nodes(), heads = o.heads, d = o.out_channels, c = d / heads;
+  if (graph.has_edge_mask()) {  // see docs/architecture.md, "Edge masks"
+    throw InputError("graphormer: an edge mask cannot be applied: graphormer attends over every node pair and "
+                     "sees the edges only through distances and degrees, so it has no per-edge messages to scale");
+  }
   if (n > kGraphormerMaxNodes) {
     throw InputError("graphormer: " + std::to_string(n) + " nodes is too many for dense attention (limit " +
                      std::to_string(kGraphormerMaxNodes) + ")");

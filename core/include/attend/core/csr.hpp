@@ -11,10 +11,16 @@
 ///
 /// The arrays are immutable and shared: copying a Csr is cheap, and an op that records a
 /// backward pass keeps the graph alive by holding a copy.
+///
+/// A Csr may carry an edge scale: a Var [E] by edge id that message-passing kernels
+/// (ops::sparse_attention) multiply into each edge's message. It is how an explanation's
+/// soft edge mask reaches every layer that passes the graph's Csr to a kernel.
 
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "attend/core/autodiff.hpp"
 
 namespace attend {
 
@@ -57,6 +63,13 @@ class Csr {
   /// Destination-major position of each out-edge [E] (increasing within a source row).
   const std::vector<int64_t>& out_pos() const { return data_->out_pos; }
 
+  /// A copy (sharing the arrays) whose messages are scaled by `scale` [E] by edge id (float,
+  /// may require a gradient); an undefined Var gives a copy without a scale. Throws
+  /// attend::Error on another shape.
+  Csr with_edge_scale(Var scale) const;
+  /// The edge scale [E] by edge id; undefined when the graph has none.
+  const Var& edge_scale() const { return edge_scale_; }
+
  private:
   struct Data {
     int64_t n_nodes = 0;
@@ -64,6 +77,7 @@ class Csr {
     std::vector<int64_t> out_indptr, out_dst, out_pos;
   };
   std::shared_ptr<const Data> data_;
+  Var edge_scale_;  ///< [E] by edge id, or undefined
 };
 
 }  // namespace attend

@@ -1,11 +1,15 @@
 #pragma once
 /// SparseMatrix: a constant float32 matrix in compressed sparse row form, with its transpose
-/// built on demand. Used for sparse input features (Cora's bag-of-words rows are 1.3 % full).
+/// built on demand. Used for sparse input features (Cora's bag-of-words rows are 1.3 % full)
+/// and graph propagation matrices. A matrix may also carry differentiable stored values (a
+/// Var [nnz]), which ops::sparse_matmul then uses in place of values() and sends a gradient:
+/// how an explanation's soft edge mask reaches the layers that propagate by a matrix.
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "attend/core/autodiff.hpp"
 #include "attend/core/tensor.hpp"
 
 namespace attend {
@@ -36,6 +40,12 @@ class SparseMatrix {
   Tensor to_dense() const;
   /// The same sparsity pattern with other stored values (same count; zeros are kept stored).
   SparseMatrix with_values(std::vector<float> values) const;
+  /// A copy (sharing the cached transpose) whose products use `values` [nnz] in entry order,
+  /// a float Var that may require a gradient, instead of values(); an undefined Var gives a
+  /// plain copy. Throws attend::Error on another shape.
+  SparseMatrix with_differentiable_values(Var values) const;
+  /// The differentiable stored values [nnz]; undefined for a constant matrix.
+  const Var& differentiable_values() const { return differentiable_values_; }
   /// Scale every row to sum to 1 (rows summing to 0 are left alone), as GAT's preprocessing.
   void normalize_rows();
 
@@ -46,6 +56,7 @@ class SparseMatrix {
   std::vector<float> values_;
   mutable std::shared_ptr<const SparseMatrix> transpose_;
   mutable std::shared_ptr<const std::vector<int64_t>> transpose_positions_;
+  Var differentiable_values_;  ///< [nnz] or undefined
 };
 
 }  // namespace attend

@@ -5,6 +5,12 @@
 /// transpose) plus, per edge id, the edge's source, destination and relation: `plain` (the
 /// message-passing edges) and `looped` (the same without existing self-loops, plus one
 /// self-loop per node, as PyTorch Geometric's add_self_loops). Kernels see only the arrays.
+///
+/// A context may carry a soft edge mask (with_edge_mask): a Var [E] over the edges of
+/// `plain`. It travels in the views' Csrs (Csr::edge_scale, honoured by
+/// ops::sparse_attention) and in the propagation matrices `adjacency` and `relational_index`
+/// hand out (SparseMatrix::with_differentiable_values, honoured by ops::sparse_matmul), so
+/// every layer that reaches its edges through these is masked without code of its own.
 
 #include <cstdint>
 #include <memory>
@@ -23,6 +29,8 @@ struct GraphView {
   Csr csr;
   std::vector<int64_t> src, dst;   ///< [E] endpoints by edge id
   std::vector<int64_t> relation;   ///< [E] relation id by edge id (0 for untyped graphs)
+  /// Besides the arrays, csr.edge_scale() holds the context's edge mask for this view [E] by
+  /// edge id (undefined without a mask).
   Tensor edge_features;            ///< [E, D] by edge id; empty (rank 0) when the graph has none
   bool has_edge_features() const { return edge_features.rank() == 2; }
   int64_t num_edges() const { return static_cast<int64_t>(src.size()); }
@@ -39,6 +47,8 @@ struct RelationalIndex {
   /// [N, S] (not for_attention): entry (i, slot of (j, r)) = (edges j -> i of relation r) /
   /// (in-edges of i of relation r), so mean x = sum over r of the mean over N_i^r.
   std::shared_ptr<const SparseMatrix> mean;
+  std::vector<float> mean_weight;   ///< [E] (not for_attention) the weight of edge e in `mean`
+  std::vector<int64_t> mean_entry;  ///< [E] (not for_attention) the stored entry of edge e in `mean`
   Csr csr;  ///< (for_attention) S rows: edge e from row src_slot[e] to row dst[e], ids kept
   /// (for_attention) S rows: edge e from row src_slot[e] to row dst_slot[e], ids kept, so a
   /// softmax over a row's in-edges runs over one relation's neighbours (within-relation).
@@ -76,6 +86,21 @@ class GraphContext {
   const GraphView& looped() const { return looped_; }
   const GraphView& view(bool self_loops) const { return self_loops ? looped_ : plain_; }
 
+  /// A copy of this context whose message-passing layers multiply each edge's message by
+  /// mask[e] (e = edge id of plain(); [E] float Var, may require grad). Self-loops that
+  /// `looped` adds get 1, as PyTorch Geometric's explain mode does.
+  ///
+  /// The mask scales the message after any attention softmax, which it leaves unchanged
+  /// (out_i = sum_j alpha_ij m_ij v_j), and after any fixed normalisation, whose degrees it
+  /// leaves unchanged (gcn: sum_j m_ij h_j / sqrt(d_i d_j); rgcn: the per-relation mean
+  /// divides by the unmasked count): PyTorch Geometric's MessagePassing.explain_message
+  /// multiplies the message a layer returns. A plain edge that is a self-loop is dropped by
+  /// `looped`, and its mask entry with it. Replaces any mask this context has; the copy
+  /// shares the cached derived graphs. Throws attend::Error on another shape.
+  GraphContext with_edge_mask(Var mask) const;
+  /// Whether this context carries an edge mask.
+  bool has_edge_mask() const { return plain_.csr.edge_scale().defined(); }
+
   /// Attach edge features [E, D] keyed by the edge ids of `plain()`. The looped view gets
   /// the features of the edges it keeps and zeros on the self-loops it adds.
   void set_edge_features(const Tensor& features);
@@ -83,23 +108,31 @@ class GraphContext {
   /// The edges of `view(self_loops)` over (node, relation) slots (see ops::RelationSlots),
   /// for relational layers: only slots that edges use are projected. Built on first use and
   /// cached; safe to call from several threads. Throws attend::Error when an edge's relation
-  /// is not below `num_relations`.
+  /// is not below `num_relations`. With an edge mask the Csrs carry it and `mean` gets
+  /// differentiable values (built per call; the cached index is the unmasked one).
   std::shared_ptr<const RelationalIndex> relational_index(bool self_loops, int64_t num_relations,
                                                           bool for_attention) const;
 
   /// The adjacency matrix of `view(self_loops)` as a constant sparse matrix [N, N]: entry
   /// (i, j) = 1 for the edge j -> i, or, with `normalize`, 1 / sqrt(d_i d_j) where d is the
   /// in-degree in that view (the symmetric normalisation of Kipf & Welling 2017; 0 where a
-  /// degree is 0). Built on first use and cached; safe to call from several threads.
+  /// degree is 0). Built on first use and cached; safe to call from several threads. With an
+  /// edge mask, a copy whose stored entry (i, j) is the sum over the edges j -> i of weight
+  /// times mask, as differentiable values (degrees unmasked).
   std::shared_ptr<const SparseMatrix> adjacency(bool self_loops, bool normalize) const;
 
   /// BFS shortest-path distances [N * N] of the plain view taken as undirected, capped at
   /// `max_distance + 1` (also for unreachable pairs); see graph::shortest_path_distances.
+  /// An edge mask does not change them.
   /// Computed on first use per cap and cached; safe to call from several threads.
   std::shared_ptr<const std::vector<int32_t>> distances(int32_t max_distance) const;
 
  private:
   struct Cache;
+  struct Adjacency;
+  Adjacency build_adjacency(bool self_loops, bool normalize) const;  // of view(self_loops)
+  std::shared_ptr<const RelationalIndex> cached_relational_index(bool self_loops, int64_t num_relations,
+                                                                 bool for_attention) const;
   int64_t num_nodes_ = 0;
   int64_t num_relations_ = 1;
   GraphView plain_, looped_;

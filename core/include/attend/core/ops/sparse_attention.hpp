@@ -63,6 +63,12 @@ struct SparseAttentionOptions {
 /// counter_uniform(seed, edge_id * H + h) >= p and scales kept weights by 1 / (1 - p), so the
 /// mask depends on the seed and the edge ids only.
 ///
+/// When the graph carries an edge scale s [E] (Csr::edge_scale, e.g. an explanation's soft
+/// edge mask), each message is multiplied by it after the softmax, which it leaves unchanged:
+/// out[i, h, :] = sum_j alpha_ij[h] s_ij (values[j, h, :] (+ edge[ij, h, :])), as PyTorch
+/// Geometric's explain mode (MessagePassing.explain_message scales the message, alpha
+/// included). s gets a gradient when it requires one. Without a scale nothing changes.
+///
 /// When `weights_out` is given it receives the softmax probabilities [E, H] (before dropout)
 /// keyed by edge id. DEVIATION: PyTorch Geometric returns them after dropout; we return the
 /// distribution itself, which is what attention maps are exported for (equal when not

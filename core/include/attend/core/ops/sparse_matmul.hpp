@@ -13,7 +13,9 @@ namespace attend::ops {
 /// x [N, K] (sparse, constant) times w [K, C] -> [N, C]. Forward is parallel over fixed
 /// blocks of rows of x; backward dw = x^T dy runs over the cached transpose, parallel over
 /// rows of dw, each summed in a fixed order: bit-identical for any thread count.
-/// The op keeps `x` alive until its backward has run.
+/// The op keeps `x` alive until its backward has run. When x carries differentiable values
+/// a [nnz] (SparseMatrix::with_differentiable_values), the product uses them and
+/// da[k] = dy[row k] . w[column k] for each stored entry, each written once.
 Var sparse_matmul(std::shared_ptr<const SparseMatrix> x, const Var& w);
 
 /// x [N, K] (sparse, constant) times w [K, B * C] -> [N, B * C], where column block b of w

@@ -2,6 +2,7 @@
 /// GraphormerConv: dense graph transformer attention with Graphormer's structural encodings
 /// (Ying et al., "Do Transformers Really Perform Bad for Graph Representation?", NeurIPS
 /// 2021), registered as "graphormer". For small graphs: attention runs over all node pairs.
+/// It has no per-edge messages, so it refuses a context with an edge mask (InputError).
 
 #include <cstdint>
 

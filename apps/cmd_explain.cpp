@@ -1,0 +1,321 @@
+// `attend explain node|eval`: attribute node classifiers' predictions to the edges and input
+// features of each node's computation graph (graph/explain/), and score such explanations
+// for faithfulness and, on synthetic benchmarks, against the planted motifs.
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <tuple>
+
+#include "attend/core/error.hpp"
+#include "attend/core/output_transaction.hpp"
+#include "attend/core/progress.hpp"
+#include "attend/core/quoted_input.hpp"
+#include "attend/graph/explain/eraser_aopc.hpp"
+#include "attend/graph/explain/explanation_agreement.hpp"
+#include "attend/graph/explain/explanation_file.hpp"
+#include "attend/graph/explain/explanation_svg.hpp"
+#include "attend/graph/explain/explanation_tables.hpp"
+#include "attend/graph/explain/faithfulness.hpp"
+#include "attend/graph/explain/node_explanation.hpp"
+#include "attend/graph/load_dataset.hpp"
+#include "attend/graph/motif_ground_truth.hpp"
+#include "attend/graph/node_training.hpp"
+#include "command_files.hpp"
+#include "commands.hpp"
+#include "json_output.hpp"
+#include "option_checks.hpp"
+
+namespace attend::cli {
+
+namespace {
+
+struct NodeArgs {
+  std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
+  int steps = 50;
+  int64_t top_k = 5, class_id = -1;
+  uint64_t seed = 0;
+  bool quiet = false;
+};
+
+struct EvalArgs {
+  std::string data, checkpoint, ground_truth, json;
+  std::vector<std::string> explanations;
+  int64_t top_k = 6;
+};
+
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+std::string fixed(double x, int digits = 3) {
+  if (!std::isfinite(x)) return "-";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << x;
+  return s.str();
+}
+
+/// A trained model, the dataset it explains, and its test accuracy (NaN without a test split).
+struct ModelAndData {
+  graph::LoadedNodeModel loaded;
+  graph::PreparedNodeData data;
+  double test_accuracy = NAN;
+};
+
+ModelAndData load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
+  ModelAndData m;
+  m.loaded = graph::load_node_model(checkpoint, ctx.registry);
+  graph::NodeDataset dataset = graph::load_node_dataset(data_path);
+  for (const std::string& w : dataset.warnings) ctx.err << "attend: warning: " << w << '\n';
+  m.data = graph::prepare_node_data(std::move(dataset), m.loaded.normalize_features);
+  Tensor logits;
+  try {
+    logits = graph::predict_logits(*m.loaded.model, m.data);  // [N, C]; checks that the model fits the data
+  } catch (const InputError& e) {
+    throw InputError(checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
+  }
+  if (logits.dim(1) != m.data.dataset.num_classes) {
+    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) + " classes, the dataset has " +
+                                        std::to_string(m.data.dataset.num_classes));
+  }
+  m.test_accuracy = graph::accuracy(logits, m.data.dataset.labels, m.data.dataset.test);
+  return m;
+}
+
+/// Dataset node ids of `--nodes` (names as the dataset gives them, comma-separated) or of a split.
+std::vector<int64_t> target_nodes(const NodeArgs& a, const graph::NodeDataset& d) {
+  if (!a.split.empty()) {
+    const std::vector<int64_t>& rows = a.split == "train" ? d.train : a.split == "val" ? d.val : d.test;
+    if (rows.empty()) throw InputError(a.data, 0, "the dataset has no " + a.split + " split");
+    return rows;
+  }
+  std::map<std::string, int64_t> by_name;
+  for (int64_t i = 0; i < d.num_nodes; ++i) by_name.emplace(d.node_name(i), i);
+  std::vector<int64_t> ids;
+  std::stringstream list(a.nodes);
+  for (std::string name; std::getline(list, name, ',');) {
+    const auto found = by_name.find(name);
+    if (found == by_name.end()) throw InputError(a.data, 0, "--nodes: no node " + quoted_input(name) + " in the dataset");
+    ids.push_back(found->second);
+  }
+  if (ids.empty()) throw InputError(a.data, 0, "--nodes names no node");
+  return ids;
+}
+
+std::string svg_path(const std::string& prefix, int64_t node) { return prefix + ".node" + std::to_string(node) + ".svg"; }
+
+int run_node(const NodeArgs& a, Context& ctx) {
+  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
+  const graph::NodeDataset& d = m.data.dataset;
+  std::unique_ptr<graph::MotifGroundTruth> truth;
+  if (!a.ground_truth.empty()) {
+    truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
+  }
+  const std::vector<int64_t> nodes = target_nodes(a, d);
+  graph::ExplainOptions options;
+  options.method = graph::explain_method_from_name(a.method);
+  options.steps = a.steps;
+  options.heads = graph::head_reduction_from_name(a.heads);
+  options.class_id = a.class_id;
+  options.seed = a.seed;
+  if (a.class_id >= d.num_classes) {
+    throw InputError("--class " + std::to_string(a.class_id) + ": the dataset has " + std::to_string(d.num_classes) + " classes");
+  }
+
+  graph::ExplanationSet set;
+  set.method = a.method;
+  set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.steps : 0;
+  set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
+  set.num_features = d.num_features();
+  ProgressOptions progress;
+  progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  progress.out = &ctx.err;
+  ProgressLine line("node", static_cast<int64_t>(nodes.size()), progress);
+  for (std::size_t t = 0; t < nodes.size(); ++t) {
+    set.explanations.push_back(graph::explain_node(*m.loaded.model, m.data, nodes[t], options));
+    line.update(static_cast<int64_t>(t) + 1, {});
+  }
+  line.finish();
+
+  std::vector<std::string> names;
+  for (int64_t i = 0; i < d.num_nodes; ++i) names.push_back(d.node_name(i));
+  OutputTransaction outputs;  // every file of the explanation appears together
+  graph::save_explanations(a.out + ".h5", set, names);
+  graph::save_edge_table(a.out + ".edges.tsv", set, d);
+  graph::save_feature_table(a.out + ".features.tsv", set, d);
+  for (const graph::NodeExplanation& x : set.explanations) {
+    graph::save_explanation_svg(svg_path(a.out, x.node), x, d, truth.get());
+  }
+  nlohmann::json per_node = nlohmann::json::array();
+  double worst_gap = 0.0;
+  for (const graph::NodeExplanation& x : set.explanations) {
+    nlohmann::json j = {{"node", d.node_name(x.node)}, {"class", x.explained_class}, {"predicted", x.predicted_class},
+                        {"log_probability", x.value}, {"edges", x.edge_id.size()}};
+    // Integrated gradients: each kind's completeness gap, relative to |f(input) - f(baseline)|.
+    for (const auto& [kind, baseline, gap] : {std::tuple{"features", x.feature_baseline_value, x.feature_completeness_gap},
+                                              std::tuple{"edges", x.edge_baseline_value, x.edge_completeness_gap}}) {
+      if (std::isnan(gap)) continue;
+      j[kind] = {{"baseline_log_probability", baseline}, {"completeness_gap", gap}};
+      worst_gap = std::max(worst_gap, std::abs(gap) / std::max(1e-12, std::abs(x.value - baseline)));
+    }
+    per_node.push_back(j);
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
+                             {"steps", set.steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+  }
+  outputs.commit();
+
+  ctx.out << "explained " << nodes.size() << " node" << (nodes.size() == 1 ? "" : "s") << " of " << d.name << " with "
+          << a.method << "; wrote " << a.out << ".h5, .edges.tsv, .features.tsv and " << nodes.size() << " .svg\n";
+  for (const graph::NodeExplanation& x : set.explanations) {
+    ctx.out << "node " << d.node_name(x.node) << ": class " << x.explained_class << " (log p " << fixed(x.value, 4) << ", "
+            << x.edge_id.size() << " edges in its computation graph)";
+    if (!std::isnan(x.feature_completeness_gap)) {
+      ctx.out << "; features: completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
+              << fixed(x.value - x.feature_baseline_value, 5);
+    }
+    if (!std::isnan(x.edge_completeness_gap)) {
+      ctx.out << "; edges: completeness gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
+              << fixed(x.value - x.edge_baseline_value, 5);
+    }
+    ctx.out << "\n";
+    if (x.edge_score.empty()) continue;
+    const std::vector<char> top = graph::top_k_mask(x.edge_score, a.top_k);
+    std::vector<std::size_t> shown;
+    for (std::size_t e = 0; e < top.size(); ++e) {
+      if (top[e]) shown.push_back(e);
+    }
+    std::stable_sort(shown.begin(), shown.end(), [&](std::size_t p, std::size_t q) { return x.edge_score[p] > x.edge_score[q]; });
+    for (std::size_t e : shown) {
+      ctx.out << "  " << d.node_name(x.edge_src[e]) << " -> " << d.node_name(x.edge_dst[e]) << "  " << x.edge_score[e] << "\n";
+    }
+  }
+  if (set.steps > 0) {
+    ctx.out << "largest completeness gap: " << fixed(100.0 * worst_gap, 3) << " % of |f(x) - f(0)|\n";
+  }
+  return 0;
+}
+
+int run_eval(const EvalArgs& a, Context& ctx) {
+  ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
+  const graph::NodeDataset& d = m.data.dataset;
+  std::unique_ptr<graph::MotifGroundTruth> truth;
+  if (!a.ground_truth.empty()) {
+    truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
+  }
+  std::vector<graph::ExplanationSet> sets;
+  for (const std::string& path : a.explanations) {
+    sets.push_back(graph::load_explanations(path));
+    graph::check_explanations_fit(sets.back(), m.data, path);
+  }
+  ctx.out << "model test accuracy " << (std::isnan(m.test_accuracy) ? std::string("-") : fixed(100.0 * m.test_accuracy, 1) + " %")
+          << (m.test_accuracy >= 0.9 ? "" : " (an explanation AUC counts only for a model at 90 % or better)") << "\n\n";
+  ctx.out << "method                 kind      nodes  top-k   fid+   fid-  charact  compr.  suff.    AUC\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const graph::ExplanationSet& set = sets[s];
+    const double auc = truth ? graph::ground_truth_auc(set, *truth) : NAN;
+    const std::vector<graph::FaithfulnessResult> results = graph::evaluate_faithfulness(*m.loaded.model, m.data, set, a.top_k);
+    auto row_start = [&](const std::string& kind) {
+      ctx.out << std::left << std::setw(23) << set.method << std::setw(9) << kind << std::right << std::setw(6)
+              << set.explanations.size();
+    };
+    for (const graph::FaithfulnessResult& r : results) {
+      const double row_auc = r.kind == "edges" ? auc : NAN;
+      row_start(r.kind);
+      ctx.out << std::setw(7) << r.top_k << std::setw(7) << fixed(r.fidelity.plus) << std::setw(7) << fixed(r.fidelity.minus)
+              << std::setw(9) << fixed(r.characterization) << std::setw(8) << fixed(r.comprehensiveness) << std::setw(7)
+              << fixed(r.sufficiency) << std::setw(7) << fixed(row_auc) << "\n";
+      nlohmann::json row = {{"file", a.explanations[s]}, {"method", set.method}, {"kind", r.kind}, {"nodes", r.targets},
+                            {"top_k", r.top_k}, {"fidelity_plus", number_or_null(r.fidelity.plus)},
+                            {"fidelity_minus", number_or_null(r.fidelity.minus)},
+                            {"characterization", number_or_null(r.characterization)},
+                            {"comprehensiveness", number_or_null(r.comprehensiveness)},
+                            {"sufficiency", number_or_null(r.sufficiency)}};
+      if (truth && r.kind == "edges") row["auc"] = number_or_null(row_auc);
+      rows.push_back(row);
+    }
+  }
+  nlohmann::json agreement = nlohmann::json::array();
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    for (std::size_t j = i + 1; j < sets.size(); ++j) {
+      const graph::RankAgreement r = graph::edge_rank_agreement(sets[i], sets[j]);
+      if (r.nodes == 0 && r.undefined == 0) continue;
+      ctx.out << (agreement.empty() ? "\n" : "") << "Kendall tau-b of edge ranks, " << sets[i].method << " vs " << sets[j].method << ": " << fixed(r.mean_tau)
+              << " (mean over " << r.nodes << " nodes" << (r.undefined ? ", " + std::to_string(r.undefined) + " all-tied left out" : "")
+              << ")\n";
+      agreement.push_back({{"a", a.explanations[i]}, {"b", a.explanations[j]}, {"kendall_tau_b", number_or_null(r.mean_tau)},
+                           {"nodes", r.nodes}, {"undefined", r.undefined}});
+    }
+  }
+  if (!a.json.empty()) {
+    write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint},
+                             {"test_accuracy", number_or_null(m.test_accuracy)}, {"rows", rows}, {"agreement", agreement}});
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_explain_command(CLI::App& parent, Context& context) {
+  CLI::App* app = parent.add_subcommand("explain", "Explain node classifiers' predictions and score explanations");
+  app->require_subcommand(1);
+
+  auto n = std::make_shared<NodeArgs>();
+  CLI::App* node = app->add_subcommand(
+      "node", "Attribute nodes' predictions to the edges and input features of their computation graphs");
+  const std::shared_ptr<CommandFiles> node_files = CommandFiles::of(node);
+  node_files->input(node->add_option("--data", n->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  node_files->input(
+      node->add_option("--checkpoint", n->checkpoint, "Model written by 'node-classify train --save'")->required()->type_name("FILE"));
+  CLI::Option_group* targets = node->add_option_group("targets", "Which nodes to explain (one of)");
+  targets->add_option("--nodes", n->nodes, "Node names as the dataset gives them (the ids 'predict' writes), comma-separated")
+      ->type_name("N1,N2,...");
+  targets->add_option("--split", n->split, "Every node of a split")->check(CLI::IsMember({"train", "val", "test"}))->type_name("SPLIT");
+  targets->require_option(1);
+  std::string methods;
+  for (const std::string& name : graph::explain_method_names()) methods += (methods.empty() ? "" : ", ") + name;
+  node->add_option("--method", n->method, "Attribution method: " + methods)
+      ->required()
+      ->check(CLI::IsMember(graph::explain_method_names()).description(""));
+  node->add_option("--steps", n->steps, "integrated-gradients: midpoint-rule steps")->check(CLI::Range(1, 100000))->capture_default_str();
+  node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
+      ->check(CLI::IsMember({"mean", "max"}))
+      ->capture_default_str();
+  node->add_option("--seed", n->seed, "gnnexplainer: seed of the masks' initialisation (node v draws from it and v)")
+      ->check(seed())
+      ->capture_default_str();
+  node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  node->add_option("--top-k", n->top_k, "Print each node's K highest-scored edges")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();
+  node_files->input(node->add_option("--ground-truth", n->ground_truth,
+                                     "Folder with motif_edges.txt and motif_nodes.txt ('attend generate'): outline those edges in the pictures")
+                        ->type_name("DIR"));
+  node_files->output(node->add_option("--out", n->out, "Output prefix: PREFIX.h5, PREFIX.edges.tsv, PREFIX.features.tsv, PREFIX.node<ID>.svg")
+                         ->required()->type_name("PREFIX"),
+                     {".h5", ".edges.tsv", ".features.tsv"});
+  node_files->output(node->add_option("--json", n->json, "Write a per-node summary as JSON")->type_name("FILE"));
+  node->add_flag("--quiet", n->quiet, "No progress line");
+
+  auto e = std::make_shared<EvalArgs>();
+  CLI::App* eval = app->add_subcommand("eval", "Faithfulness (and ground-truth AUC) of explanations written by 'explain node'");
+  const std::shared_ptr<CommandFiles> eval_files = CommandFiles::of(eval);
+  eval_files->input(eval->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  eval_files->input(
+      eval->add_option("--checkpoint", e->checkpoint, "The model the explanations explain")->required()->type_name("FILE"));
+  eval_files->input(eval->add_option("--explanations", e->explanations,
+                                     "PREFIX.h5 of 'explain node' (repeatable: one table row per file, and Kendall's tau between files)")
+                        ->required()->type_name("H5")->allow_extra_args(false));
+  eval_files->input(eval->add_option("--ground-truth", e->ground_truth,
+                                     "Folder with motif_edges.txt and motif_nodes.txt: also the edge AUC")
+                        ->type_name("DIR"));
+  eval->add_option("--top-k", e->top_k, "Size of the hard explanation for fidelity (edges or features)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
+  eval_files->output(eval->add_option("--json", e->json, "Write the table as JSON")->type_name("FILE"));
+
+  auto run = [&context, node, n, e]() { return node->parsed() ? run_node(*n, context) : run_eval(*e, context); };
+  return {app, run};
+}
+
+}  // namespace attend::cli

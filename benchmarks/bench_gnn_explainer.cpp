@@ -1,0 +1,93 @@
+/// Benchmark of GNNExplainer (graph/explain/gnn_explainer.hpp) on a GNNExplainer benchmark
+/// graph: generates it (--benchmark, --seed), takes the model of the preset of the same name
+/// (untrained, or trained and saved by `attend node-classify train --save` with --checkpoint:
+/// the time per node depends on the graph and the model's shape, not on its weights) and
+/// explains the first --nodes motif nodes, one after the other, timing the whole run. Prints
+/// seconds per explained node and writes JSON to --json.
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "attend/core/heap.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/graph/builtin_layers.hpp"
+#include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/explain/gnn_explainer.hpp"
+#include "attend/graph/explainer_benchmark.hpp"
+#include "attend/graph/node_model_spec.hpp"
+#include "attend/graph/node_training.hpp"
+#include "option_checks.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+
+int main(int argc, char** argv) {
+  std::string benchmark = "ba-shapes", checkpoint, json_path;
+  uint64_t seed = 0;
+  int64_t nodes = 100;
+  int epochs = 100, threads = 0;
+  CLI::App app{"Benchmark GNNExplainer on a GNNExplainer benchmark graph"};
+  app.add_option("--benchmark", benchmark, "ba-shapes, ba-community, tree-cycles or tree-grid");
+  app.add_option("--seed", seed, "seed of the generated graph");
+  app.add_option("--checkpoint", checkpoint, "a model trained on this graph (default: the untrained preset)");
+  app.add_option("--nodes", nodes, "motif nodes to explain")->check(attend::cli::at_least(1));
+  app.add_option("--epochs", epochs, "GNNExplainer epochs")->check(attend::cli::at_least(1));
+  app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
+  app.add_option("--json", json_path, "write the results as JSON to this file");
+  CLI11_PARSE(app, argc, argv);
+  if (threads > 0) set_num_threads(threads);
+  keep_freed_memory();  // as the attend program: training steps reuse pages
+
+  Registry registry;
+  register_graph_layers(registry);
+  ExplainerBenchmarkOptions generate;
+  generate.seed = seed;
+  const NodeModelSpec spec = NodeModelSpec::load(benchmark);
+  const PreparedNodeData data =
+      prepare_node_data(make_explainer_benchmark(benchmark, generate).dataset, spec.normalize_features);
+  std::unique_ptr<NodeClassifier> model;
+  if (!checkpoint.empty()) {
+    model = load_node_model(checkpoint, registry).model;
+  } else {
+    model = std::make_unique<NodeClassifier>(resolve_model_config(spec, data.dataset, data.graph, seed, registry), registry);
+  }
+  std::vector<int64_t> targets;
+  for (int64_t v = 0; v < data.dataset.num_nodes && static_cast<int64_t>(targets.size()) < nodes; ++v) {
+    if (data.dataset.labels[v] != 0) targets.push_back(v);
+  }
+  double graph_nodes = 0.0, graph_edges = 0.0;  // mean computation graph size
+  for (int64_t v : targets) {
+    const ComputationGraph cg = computation_graph(data, v, static_cast<int>(model->layers().size()));
+    graph_nodes += static_cast<double>(cg.num_nodes()) / static_cast<double>(targets.size());
+    graph_edges += static_cast<double>(cg.explained.size()) / static_cast<double>(targets.size());
+  }
+
+  GnnExplainerOptions options;
+  options.epochs = epochs;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<GnnExplanation> explained = gnn_explain_nodes(*model, data, targets, {}, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double per_node = seconds / static_cast<double>(explained.size());
+
+  std::printf("GNNExplainer on %s (seed %llu), %zu motif nodes, %d epochs, %d threads, %s model\n", benchmark.c_str(),
+              static_cast<unsigned long long>(seed), explained.size(), epochs, num_threads(),
+              checkpoint.empty() ? "untrained" : "trained");
+  std::printf("computation graph: %.1f nodes, %.1f explained edges on average\n", graph_nodes, graph_edges);
+  std::printf("total %.3f s, %.4f s per node\n", seconds, per_node);
+  if (!json_path.empty()) {
+    const nlohmann::json out = {{"benchmark", benchmark}, {"seed", seed},         {"nodes", explained.size()},
+                                {"epochs", epochs},       {"threads", num_threads()}, {"seconds", seconds},
+                                {"seconds_per_node", per_node}, {"graph_nodes", graph_nodes},
+                                {"explained_edges", graph_edges}, {"trained", !checkpoint.empty()}};
+    std::ofstream(json_path) << out.dump(2) << "\n";
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+#pragma once
+/// Explaining one node's prediction: the explained quantity (explained_quantity.hpp) on the
+/// node's computation graph (computation_graph.hpp), attributed to the graph's edges and/or
+/// to the input features by one method (explain_method.hpp).
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "attend/graph/explain/attention_rollout.hpp"
+#include "attend/graph/explain/explain_method.hpp"
+#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/node_training.hpp"
+
+namespace attend::graph {
+
+struct ExplainOptions {
+  ExplainMethod method = ExplainMethod::kIntegratedGradients;
+  int steps = 50;                            ///< integrated gradients
+  HeadReduction heads = HeadReduction::kMean;  ///< attention
+  int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
+  uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
+};
+
+struct NodeExplanation {
+  int64_t node = -1;          ///< dataset node id
+  int64_t explained_class = -1;
+  int64_t predicted_class = -1;
+  double value = NAN;         ///< f: log p(explained class) on the computation graph
+  /// The explained edges of the computation graph, ordered by full-graph plain edge id.
+  std::vector<int64_t> edge_id, edge_src, edge_dst;  ///< [E_c] plain edge id, endpoints (dataset ids)
+  std::vector<float> edge_score;     ///< [E_c]
+  /// attention: each layer's weights of the explained edges before the heads are reduced,
+  /// [E_c, H_l] per layer (0 where a layer does not attend over an edge); empty otherwise.
+  std::vector<Tensor> attention;
+  std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
+  /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
+  double feature_baseline_value = NAN, feature_completeness_gap = NAN;
+  /// Integrated gradients on edges: f(mask 0) and sum of attributions over every plain edge
+  /// of the computation graph - (f(mask 1) - f(mask 0)).
+  double edge_baseline_value = NAN, edge_completeness_gap = NAN;
+};
+
+/// Explain dataset node `node` of `data` with `model` (set to evaluation mode). Throws
+/// attend::InputError when the method does not apply to the model (attention without
+/// attention layers) or the class is out of range.
+NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data, int64_t node,
+                             const ExplainOptions& options);
+
+/// Whether a method scores features (every method scores edges): all but attention and
+/// degree, when the dataset has features (gnnexplainer: its feature mask).
+bool scores_features(ExplainMethod method, const NodeDataset& dataset);
+
+}  // namespace attend::graph

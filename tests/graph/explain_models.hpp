@@ -1,0 +1,53 @@
+#pragma once
+/// Small featured graphs and two-layer models for the explanation tests.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "attend/core/registry.hpp"
+#include "attend/graph/builtin_layers.hpp"
+#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/node_training.hpp"
+#include "grad_check.hpp"
+#include "random_graphs.hpp"
+
+namespace attend::testing {
+
+/// A random graph of n nodes with `features` random non-negative features per node and
+/// `classes` labels; typed and directed (3 relations) when `typed`.
+inline graph::NodeDataset featured_dataset(int64_t n, int64_t edges, int64_t features, int64_t classes, bool typed,
+                                           uint64_t seed) {
+  graph::NodeDataset d = typed ? random_typed_dataset(n, edges, 3, seed) : random_dataset(n, edges, seed);
+  d.features = SparseMatrix::from_dense(random_tensor({n, features}, seed + 7, 0.0f, 1.0f));
+  d.num_classes = classes;
+  for (int64_t i = 0; i < n; ++i) d.labels[i] = i % classes;
+  return d;
+}
+
+/// A two-layer node classifier of `layer` type ("gat", "gcn", "rgcn") for `data`.
+inline Json two_layer_model(const std::string& layer, const graph::PreparedNodeData& data, int64_t hidden = 6) {
+  const int64_t f = data.features.cols(), c = data.dataset.num_classes;
+  Json first = {{"in_channels", f}, {"out_channels", hidden}, {"seed", 11}};
+  Json second = {{"in_channels", layer == "gat" ? 2 * hidden : hidden}, {"out_channels", c}, {"seed", 12}};
+  if (layer == "gat") {
+    first["heads"] = 2;
+    second["heads"] = 2;
+    second["concat"] = false;
+  }
+  if (layer == "rgcn") {
+    first["num_relations"] = data.graph.num_relations();
+    second["num_relations"] = data.graph.num_relations();
+  }
+  return {{"layers", Json::array({{{"type", layer}, {"config", first}}, {{"type", layer}, {"config", second}}})},
+          {"activation", "elu"}};
+}
+
+/// A registry with the graph layers.
+inline std::unique_ptr<Registry> graph_registry() {
+  auto registry = std::make_unique<Registry>();
+  graph::register_graph_layers(*registry);
+  return registry;
+}
+
+}  // namespace attend::testing

@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attend/graph/explain/eraser_aopc.hpp"
+#include "attend/graph/explain/fidelity.hpp"
+#include "attend/graph/explain/kendall_tau.hpp"
+#include "attend/graph/explain/roc_auc.hpp"
+
+using namespace attend::graph;
+
+TEST_CASE("ROC AUC: the Mann-Whitney statistic, ties counted as one half", "[explain]") {
+  // Positives 0.35 and 0.8 against negatives 0.1 and 0.4: 3 of 4 pairs ordered.
+  CHECK(roc_auc({0.1f, 0.4f, 0.35f, 0.8f}, {false, false, true, true}) == Approx(0.75));
+  // Positives {1, 2}, negatives {1, 0}: (1, 1) a tie, the other three ordered: 3.5 / 4.
+  CHECK(roc_auc({1.0f, 1.0f, 2.0f, 0.0f}, {true, false, true, false}) == Approx(0.875));
+  CHECK(roc_auc({3.0f, 3.0f, 3.0f}, {true, false, true}) == Approx(0.5));
+  CHECK(std::isnan(roc_auc({1.0f, 2.0f}, {true, true})));
+}
+
+TEST_CASE("Kendall's tau-b: pairs tied in one ranking shrink the denominator", "[explain]") {
+  // x = 1 2 2 3, y = 1 2 3 3: 4 concordant pairs, none discordant, one tie in each:
+  // 4 / sqrt((6 - 1)(6 - 1)) = 0.8 (scipy.stats.kendalltau gives the same).
+  CHECK(kendall_tau_b({1, 2, 2, 3}, {1, 2, 3, 3}) == Approx(0.8));
+  CHECK(kendall_tau_b({1, 2, 3}, {3, 2, 1}) == Approx(-1.0));
+  // x = 1 2 3 4, y = 1 3 2 4: 5 concordant, 1 discordant, no ties: 4 / 6.
+  CHECK(kendall_tau_b({1, 2, 3, 4}, {1, 3, 2, 4}) == Approx(4.0 / 6.0));
+  CHECK(std::isnan(kendall_tau_b({1, 1, 1}, {1, 2, 3})));
+}
+
+TEST_CASE("fidelity and characterization score", "[explain]") {
+  // Removing the explanation keeps 2 of 4 predictions (fid+ 0.5); keeping only it keeps 3 of
+  // 4 (fid- 0.25); charact = 1 / (0.5 / 0.5 + 0.5 / 0.75) = 0.6.
+  const Fidelity f = fidelity({0, 1, 2, 1}, {0, 0, 0, 1}, {0, 1, 2, 0});
+  CHECK(f.plus == Approx(0.5));
+  CHECK(f.minus == Approx(0.25));
+  CHECK(characterization_score(f) == Approx(0.6));
+  CHECK(std::isnan(characterization_score({0.0, 0.2})));
+}
+
+TEST_CASE("ERASER AOPC: bins, top-k masks and the mean drop", "[explain]") {
+  CHECK(aopc_percentages() == std::vector<int>{1, 5, 10, 20, 50});
+  CHECK(top_count(1, 10) == 1);
+  CHECK(top_count(5, 30) == 2);  // 1.5 rounded up
+  CHECK(top_count(50, 7) == 4);
+  CHECK(top_count(20, 0) == 1);
+  CHECK(top_k_mask({0.1f, 0.5f, 0.5f, 0.2f}, 2) == std::vector<char>{0, 1, 1, 0});
+  CHECK(top_k_mask({0.1f, 0.5f, 0.5f, 0.2f}, 1) == std::vector<char>{0, 1, 0, 0});  // tie: lower index
+  CHECK(aopc(0.9, {0.5, 0.7}) == Approx(0.3));
+}
