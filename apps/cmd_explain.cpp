@@ -36,6 +36,7 @@ struct NodeArgs {
   std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
   int steps = 50;
   int64_t top_k = 5, class_id = -1;
+  uint64_t seed = 0;
   bool quiet = false;
 };
 
@@ -116,6 +117,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   options.steps = a.steps;
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
+  options.seed = a.seed;
   if (a.class_id >= d.num_classes) {
     throw InputError("--class " + std::to_string(a.class_id) + ": the dataset has " + std::to_string(d.num_classes) + " classes");
   }
@@ -160,7 +162,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   }
   if (!a.json.empty()) {
     write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
-                             {"steps", set.steps}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+                             {"steps", set.steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
   }
   outputs.commit();
 
@@ -275,6 +277,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--steps", n->steps, "integrated-gradients: midpoint-rule steps")->check(CLI::Range(1, 100000))->capture_default_str();
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))
+      ->capture_default_str();
+  node->add_option("--seed", n->seed, "gnnexplainer: seed of the masks' initialisation (node v draws from it and v)")
+      ->check(seed())
       ->capture_default_str();
   node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   node->add_option("--top-k", n->top_k, "Print each node's K highest-scored edges")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();

@@ -67,6 +67,15 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   REQUIRE(c.code == 0);
   CHECK(graph::load_explanations(deg + ".h5").explanations.size() == 70);
 
+  const std::string gnn = t.tmp.file("gnn");
+  const Result g = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300", "--method",
+                        "gnnexplainer", "--seed", "3", "--out", gnn, "--quiet"});
+  INFO(g.err);
+  REQUIRE(g.code == 0);
+  const graph::ExplanationSet learned = graph::load_explanations(gnn + ".h5");
+  REQUIRE(learned.explanations.size() == 1);
+  for (float m : learned.explanations[0].edge_score) CHECK((m >= 0.0f && m <= 1.0f));  // a mask
+
   const Result e = run({"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", ig + ".h5",
                         "--explanations", att + ".h5", "--ground-truth", t.data, "--json", t.tmp.file("eval.json")});
   INFO(e.err);

@@ -8,6 +8,7 @@
 #include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/explain/degree_baseline.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/faithfulness.hpp"
 #include "attend/graph/explain/gradient_attribution.hpp"
 #include "attend/graph/explain/integrated_gradients.hpp"
 #include "attend/graph/explain/node_explanation.hpp"
@@ -129,7 +130,8 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(80, 140, 6, 3, false, 4), true);
   auto registry = graph_registry();
   NodeClassifier model(two_layer_model("gat", full), *registry);
-  for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients}) {
+  for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients,
+                         ExplainMethod::kGnnExplainer}) {
     ExplainOptions o;
     o.method = m;
     o.steps = 8;
@@ -146,7 +148,7 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
   }
 }
 
-TEST_CASE("explain_node: attention needs attention layers; classes are checked", "[explain]") {
+TEST_CASE("explain_node: attention needs attention layers, and classes are checked", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(30, 50, 3, 2, false, 6), true);
   auto registry = graph_registry();
   NodeClassifier gcn(two_layer_model("gcn", full), *registry);
@@ -215,5 +217,27 @@ TEST_CASE("integrated gradients on edges: completeness gap under 1 % at 50 steps
     for (int64_t e = 0; e < ig.attribution.numel(); ++e) {
       if (cg.distance[cg.data.graph.plain().dst[e]] >= 2) CHECK(ig.attribution[e] == 0.0f);
     }
+  }
+}
+
+TEST_CASE("faithfulness: keeping every scored item changes no prediction", "[explain]") {
+  ScopedThreads threads(1);
+  const PreparedNodeData full = prepare_node_data(featured_dataset(50, 80, 4, 3, false, 12), true);
+  auto registry = graph_registry();
+  NodeClassifier model(two_layer_model("gcn", full), *registry);
+  ExplanationSet set;
+  set.method = "saliency";
+  set.num_features = 4;
+  ExplainOptions o;
+  o.method = ExplainMethod::kSaliency;
+  for (int64_t node : {1, 8, 20, 33}) set.explanations.push_back(explain_node(model, full, node, o));
+  // top-k beyond every node's edge and feature count: "only the explanation" is the input.
+  const std::vector<FaithfulnessResult> all = evaluate_faithfulness(model, full, set, 1000);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].kind == "edges");
+  CHECK(all[1].kind == "features");
+  for (const FaithfulnessResult& r : all) {
+    CHECK(r.targets == 4);
+    CHECK(r.fidelity.minus == 0.0);
   }
 }

@@ -20,7 +20,6 @@ Tensor as_tensor(const std::vector<double>& values) {
 void save_explanations(const std::string& path, const ExplanationSet& set, const std::vector<std::string>& node_names) {
   const std::vector<NodeExplanation>& xs = set.explanations;
   ATTEND_CHECK(!xs.empty(), "no explanations to save");
-  const bool edges = scores_edges(explain_method_from_name(set.method));
   const bool features = !xs.front().feature_score.empty();
   const bool gap = !std::isnan(xs.front().feature_completeness_gap);
   const bool edge_gap = !std::isnan(xs.front().edge_completeness_gap);
@@ -37,7 +36,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   Tensor feature_score({static_cast<int64_t>(xs.size()), features ? set.num_features : 0});  // [T, F]
   for (std::size_t t = 0; t < xs.size(); ++t) {
     const NodeExplanation& x = xs[t];
-    ATTEND_CHECK(x.edge_score.size() == (edges ? x.edge_id.size() : 0) &&
+    ATTEND_CHECK(x.edge_score.size() == x.edge_id.size() &&
                      x.feature_score.size() == static_cast<std::size_t>(features ? set.num_features : 0),
                  "explanations of one file score different things");
     node.push_back(x.node);
@@ -70,7 +69,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   file.write_int64("/edges/edge_id", edge_id);
   file.write_int64("/edges/source", source);
   file.write_int64("/edges/target", target);
-  if (edges && !edge_score.empty()) file.write_tensor("/edges/score", Tensor({static_cast<int64_t>(edge_score.size())}, edge_score));
+  if (!edge_score.empty()) file.write_tensor("/edges/score", Tensor({static_cast<int64_t>(edge_score.size())}, edge_score));
   if (features) file.write_tensor("/features/score", feature_score);
   if (gap) {
     file.write_tensor("/features/baseline_value", as_tensor(baseline));
@@ -123,6 +122,7 @@ ExplanationSet load_explanations(const std::string& path) {
     if (edge_id[e] < 0 || source[e] < 0 || target[e] < 0) throw bad("a negative edge or node id in /edges");
   }
   const bool edges = file.exists("/edges/score"), features = file.exists("/features/score");
+  if (!edges && e_count > 0) throw bad("/edges/score is missing");
   const bool gap = file.exists("/features/completeness_gap");
   const bool edge_gap = file.exists("/edges/completeness_gap");
   const Tensor edge_score = edges ? file.read_tensor("/edges/score", {e_count}) : Tensor();

@@ -11,6 +11,7 @@
 #include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/explain/degree_baseline.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/gnn_explainer.hpp"
 #include "attend/graph/explain/gradient_attribution.hpp"
 #include "attend/graph/explain/integrated_gradients.hpp"
 
@@ -71,8 +72,6 @@ void check_model(const NodeClassifier& model) {
 }
 
 }  // namespace
-
-bool scores_edges(ExplainMethod /*method*/) { return true; }
 
 bool scores_features(ExplainMethod method, const NodeDataset& dataset) {
   return dataset.num_features() > 0 && method != ExplainMethod::kAttention && method != ExplainMethod::kDegree;
@@ -135,6 +134,16 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
       for (int64_t e = 0; e < e_count; ++e) g[e] = std::abs(g[e]);
     }
     out.edge_score = explained_only(g);  // input x gradient: the input mask is 1
+  }
+  if (m == ExplainMethod::kGnnExplainer) {
+    GnnExplainerOptions gnn;
+    gnn.seed = options.seed;
+    gnn.learn_feature_mask = scores_features(m, data.dataset);
+    const GnnExplanation learned = gnn_explainer(model, data, cg, out.explained_class, gnn);
+    ATTEND_CHECK(learned.edge_id == out.edge_id, "GNNExplainer's edges differ from the computation graph's");
+    out.edge_score = learned.edge_score;
+    out.feature_score = learned.feature_score;
+    return out;
   }
   if (scores_features(m, data.dataset)) {
     if (m == ExplainMethod::kIntegratedGradients) {

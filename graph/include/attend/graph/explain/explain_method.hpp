@@ -12,9 +12,10 @@ enum class ExplainMethod {
   kInputXGradient,       ///< input * gradient (Shrikumar et al. 2016)
   kIntegratedGradients,  ///< Sundararajan et al. 2017, zero baseline (integrated_gradients.hpp)
   kDegree,               ///< structure only: edge j -> i scores 1 / in-degree(i); no model
+  kGnnExplainer,         ///< learned edge and feature masks, Ying et al. 2019 (gnn_explainer.hpp)
 };
 
-/// "attention", "saliency", "input-x-gradient", "integrated-gradients", "degree".
+/// "attention", "saliency", "input-x-gradient", "integrated-gradients", "degree", "gnnexplainer".
 const std::vector<std::string>& explain_method_names();
 /// The method of a name; throws attend::InputError naming the known ones.
 ExplainMethod explain_method_from_name(const std::string& name);

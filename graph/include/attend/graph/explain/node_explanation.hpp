@@ -19,6 +19,7 @@ struct ExplainOptions {
   int steps = 50;                            ///< integrated gradients
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
+  uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
 };
 
 struct NodeExplanation {
@@ -28,7 +29,7 @@ struct NodeExplanation {
   double value = NAN;         ///< f: log p(explained class) on the computation graph
   /// The explained edges of the computation graph, ordered by full-graph plain edge id.
   std::vector<int64_t> edge_id, edge_src, edge_dst;  ///< [E_c] plain edge id, endpoints (dataset ids)
-  std::vector<float> edge_score;     ///< [E_c]; empty when the method scores no edges
+  std::vector<float> edge_score;     ///< [E_c]
   std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
   /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
   double feature_baseline_value = NAN, feature_completeness_gap = NAN;
@@ -43,9 +44,8 @@ struct NodeExplanation {
 NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data, int64_t node,
                              const ExplainOptions& options);
 
-/// Whether a method scores edges (all do), features (all but attention and degree, when the
-/// dataset has features).
-bool scores_edges(ExplainMethod method);
+/// Whether a method scores features (every method scores edges): all but attention and
+/// degree, when the dataset has features (gnnexplainer: its feature mask).
 bool scores_features(ExplainMethod method, const NodeDataset& dataset);
 
 }  // namespace attend::graph
