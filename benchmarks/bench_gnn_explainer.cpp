@@ -39,12 +39,14 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   int64_t nodes = 100;
   int epochs = 100, threads = 0;
+  bool edges_only = false;
   CLI::App app{"Benchmark GNNExplainer on a GNNExplainer benchmark graph"};
   app.add_option("--benchmark", benchmark, "ba-shapes, ba-community, tree-cycles or tree-grid");
   app.add_option("--seed", seed, "seed of the generated graph");
   app.add_option("--checkpoint", checkpoint, "a model trained on this graph (default: the untrained preset)");
   app.add_option("--nodes", nodes, "motif nodes to explain")->check(attend::cli::at_least(1));
   app.add_option("--epochs", epochs, "GNNExplainer epochs")->check(attend::cli::at_least(1));
+  app.add_flag("--edges-only", edges_only, "learn no feature mask (PyG's node_mask_type None)");
   app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
   app.add_option("--json", json_path, "write the results as JSON to this file");
   CLI11_PARSE(app, argc, argv);
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
 
   GnnExplainerOptions options;
   options.epochs = epochs;
+  options.learn_feature_mask = !edges_only;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<GnnExplanation> explained = gnn_explain_nodes(*model, data, targets, {}, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
