@@ -288,7 +288,8 @@ void softmax_columns(float* w, int64_t deg, int64_t heads, float* mx, float* sum
 }
 
 /// Forward over destination rows. `probs` [E, H] receives the probabilities when not null.
-template <Rule R>
+/// kScaled: the graph has an edge scale (compiled apart, as backward_messages).
+template <Rule R, bool kScaled>
 void forward_rows(const Problem& pr, float* probs, float* out) {
   const int64_t heads = pr.heads, c = pr.c, hc = heads * c, hd = heads * pr.d;
   const int64_t n_edges = pr.n_edges;
@@ -323,7 +324,7 @@ void forward_rows(const Problem& pr, float* probs, float* out) {
         const float* ej = pr.edge ? pr.edge + id * hc : nullptr;           // [H, C]
         for (int64_t h = 0; h < heads; ++h) {
           float weight = m ? a[h] * m[h] : a[h];
-          if (pr.edge_scale) weight *= pr.edge_scale[id];
+          if constexpr (kScaled) weight *= pr.edge_scale[id];
           axpy(weight, vj + h * c, o + h * c, c);
           if (ej) axpy(weight, ej + h * c, o + h * c, c);
         }
@@ -346,7 +347,9 @@ struct Grads {
 /// g_v[j] += alpha s g_i; and the edge scale's gradient g_s[id] += sum_h alpha_h m_h d alpha_h.
 /// The row v_j stays in cache while its out-edges are visited, so backward gathers one wide
 /// row per edge, not two. Each position of `dscore`, each row of g_v and each edge of g_s is
-/// written by its source row only.
+/// written by its source row only. kScaled: the graph has an edge scale (compiled apart, so
+/// the pass without one does no per-edge test and reads no edge id it does not need).
+template <bool kScaled>
 void backward_messages(const Problem& pr, const float* probs, const float* gy, float* dscore,
                        float* g_values, float* g_scale) {
   if (!dscore && !g_values) return;
@@ -370,7 +373,7 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
         const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
         const float* a = probs + p * heads;  // [H]
         // The edge id (a gather by position) only when something is keyed by it.
-        const int64_t id = edge || scale || g_scale ? pr.edge_id[p] : -1;
+        const int64_t id = kScaled || edge ? pr.edge_id[p] : -1;
         if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
           float* dsp = dscore + p * heads;  // [H]
           const float* ej = edge ? edge + id * hc : nullptr;  // [H, C]
@@ -378,16 +381,18 @@ void backward_messages(const Problem& pr, const float* probs, const float* gy, f
           for (int64_t h = 0; h < heads; ++h) {
             dsp[h] = dot_product(gi + h * c, vj + h * c, c);
             if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
-            if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
+            if constexpr (kScaled) {
+              if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
+            }
             if (m) dsp[h] *= m[h];
-            if (scale) dsp[h] *= scale[id];
+            if constexpr (kScaled) dsp[h] *= scale[id];
           }
-          if (g_scale) g_scale[id] += d_scale;
+          if (kScaled && g_scale) g_scale[id] += d_scale;
         }
         if (gv) {
           for (int64_t h = 0; h < heads; ++h) {
             float weight = m ? a[h] * m[h] : a[h];
-            if (scale) weight *= scale[id];
+            if constexpr (kScaled) weight *= scale[id];
             axpy(weight, gi + h * c, gv + h * c, c);
           }
         }
@@ -518,13 +523,27 @@ void backward_sources(const Problem& pr, const float* dscore, const Grads& g) {
   });
 }
 
+template <bool kScaled>
+void forward(const Problem& pr, Rule rule, float* probs, float* out) {
+  switch (rule) {
+    case Rule::kGat: forward_rows<Rule::kGat, kScaled>(pr, probs, out); break;
+    case Rule::kGatV2: forward_rows<Rule::kGatV2, kScaled>(pr, probs, out); break;
+    case Rule::kDot: forward_rows<Rule::kDot, kScaled>(pr, probs, out); break;
+    case Rule::kLogits: forward_rows<Rule::kLogits, kScaled>(pr, probs, out); break;
+  }
+}
+
 template <Rule R>
 void backward(const Problem& pr, const float* probs, const float* gy, const Grads& g) {
   const bool score_grads = g.src || g.dst || g.att || g.edge || g.logits;
   const bool alpha_grads = score_grads || g.edge_scale;  // d alpha is needed
   Tensor dscore;  // [E, H]
   if (alpha_grads) dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
-  backward_messages(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, g.edge_scale);
+  if (pr.edge_scale) {
+    backward_messages<true>(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, g.edge_scale);
+  } else {
+    backward_messages<false>(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, nullptr);
+  }
   if (!score_grads) return;
   const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
   std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
@@ -561,11 +580,10 @@ Var sparse_attention(const Csr& graph, const SparseScores& scores, const Var& va
   Tensor probs;  // [E, H], destination-major positions; every position is written
   if (recording || weights_out) probs = Tensor::uninitialized({pr.n_edges, pr.heads});
   float* probs_data = (recording || weights_out) ? probs.data() : nullptr;
-  switch (scores.rule) {
-    case Rule::kGat: forward_rows<Rule::kGat>(pr, probs_data, out.data()); break;
-    case Rule::kGatV2: forward_rows<Rule::kGatV2>(pr, probs_data, out.data()); break;
-    case Rule::kDot: forward_rows<Rule::kDot>(pr, probs_data, out.data()); break;
-    case Rule::kLogits: forward_rows<Rule::kLogits>(pr, probs_data, out.data()); break;
+  if (pr.edge_scale) {
+    forward<true>(pr, scores.rule, probs_data, out.data());
+  } else {
+    forward<false>(pr, scores.rule, probs_data, out.data());
   }
 
   if (weights_out) {  // keyed by edge id

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
