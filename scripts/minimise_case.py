@@ -26,8 +26,9 @@ failure-inducing input", IEEE TSE 2002: ddmin) in four passes, each keeping the 
 
 Passes 1 and 2 change no byte that is not already damaged, so their result is written as
 smallest-difference.<ext>; after passes 3 and 4 the result is smallest-file.<ext>. The report
-gives for each its size and the bytes that differ from the valid file at the same offset (a
-truncated file differs only where its own bytes do). Probes are cached by content; the search
+(report.json) gives for each its size and the bytes that differ from the valid file at the same
+offset (a truncated file differs only where its own bytes do; an inserted byte moves all that
+follow), and the edits of the valid file that the smallest difference keeps (offset, bytes). Probes are cached by content; the search
 is deterministic and stops after --seconds (the best file so far is kept).
 
 A run stopped at --timeout is first sent SIGABRT (with ASan's handle_abort=1 its stack shows
@@ -55,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fuzz_inputs import ROOT, verdict  # noqa: E402
 
 ABORT_GRACE_SECONDS = 5
+EDITS_SHOWN = 20  # report.json lists the first edits of the smallest difference
 
 
 # ----------------------------------------------------------------------------- failure signature
@@ -76,7 +78,7 @@ def stacks(err):
     found, current = [], None
     for line in err.splitlines():
         named = re.match(r"\s*#(\d+) 0x[0-9a-f]+ in (\S+) (.*)", line)
-        bare = re.match(r"\s*#(\d+) 0x[0-9a-f]+ \((\S+)\)", line)  # no symbol: module+offset
+        bare = re.match(r"\s*#(\d+) 0x[0-9a-f]+\s+\((\S+)\)", line)  # no symbol: module+offset
         if not (named or bare):
             continue
         number, frame = (named.group(1), named.group(2, 3)) if named else (bare.group(1), (bare.group(2), bare.group(2)))
@@ -97,8 +99,9 @@ class Outcome:
     """What one run did: its verdict class, report kind and the libhdf5 frame tuples it offers
     (the first stack's; for a leak, every leak's)."""
 
-    def __init__(self, category, kind="", frame_sets=(), stopped_in=()):
+    def __init__(self, category, kind="", frame_sets=(), stopped_in=(), named_frames=()):
         self.category, self.kind, self.frame_sets, self.stopped_in = category, kind, frame_sets, stopped_in
+        self.named_frames = list(named_frames)  # the first stack's named libhdf5 functions, for the report
 
     def reproduces(self, target):
         return (self.category == target.category and self.kind == target.kind
@@ -110,15 +113,16 @@ class Outcome:
 
 
 def outcome(rc, err, out_dir, names, frames):
+    every = stacks(err)
+    named = [f for f, where in (every or [[]])[0] if "libhdf5" in where and "+0x" not in f]
     if rc == "timeout":
-        return Outcome("timeout", stopped_in=libhdf5_frames((stacks(err) or [[]])[0], frames))
+        return Outcome("timeout", stopped_in=named)
     found = verdict(rc, err, out_dir, names)
     if not found:
         return None
-    every = stacks(err)
     kind = report_kind(err)
     sets = tuple(libhdf5_frames(s, frames) for s in (every if kind == "leak" else every[:1]))
-    return Outcome(found[0], kind, tuple(s for s in sets if s))
+    return Outcome(found[0], kind, tuple(s for s in sets if s), named_frames=named)
 
 
 # ----------------------------------------------------------------------------- running
@@ -244,9 +248,10 @@ def apply_changes(original, edits):
 
 
 def restore_pass(original, damaged, prober):
+    """Returns (the file, the edits of the original it keeps)."""
     edits = changes_between(original, damaged)
     kept = ddmin(edits, lambda subset: prober.fails(apply_changes(original, subset)), prober)
-    return apply_changes(original, kept)
+    return apply_changes(original, kept), kept
 
 
 def truncate_pass(data, prober):
@@ -327,7 +332,8 @@ def main():
             sys.exit(f"{case}: the saved input no longer fails with {attend}")
         prober.target = target
         print(f"target: {target.describe()}", flush=True)
-        least_different = truncate_pass(restore_pass(original, damaged, prober), prober)
+        restored, edits = restore_pass(original, damaged, prober)
+        least_different = truncate_pass(restored, prober)
         print(f"smallest difference: {len(least_different)} bytes, "
               f"{differing_bytes(least_different, original)} differ ({prober.runs} runs)", flush=True)
         smallest = chunk_pass(least_different, prober)
@@ -343,9 +349,12 @@ def main():
         report = {"case": str(case), "command": record["argv"], "input": record["input"],
                   "failure": target.describe(), "category": target.category, "kind": target.kind,
                   "frames": list(target.frame_sets[0]) if target.frame_sets else [],
+                  "libhdf5_functions": target.named_frames,
                   "stopped_in": list(final.stopped_in) if final else [],
                   "damaged": {"bytes": len(damaged), "differing_bytes": differing_bytes(damaged, original)},
                   "original_bytes": len(original), **results,
+                  "edits": [{"offset": start, "was": original[start:end].hex(), "now": now.hex()}
+                            for start, end, now in edits[:EDITS_SHOWN] if start < len(least_different)],
                   "runs": prober.runs, "seconds": round(time.time() - start, 1),
                   "finished": not prober.out_of_time()}
         (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")

@@ -76,7 +76,8 @@ class DeltaDebugging(unittest.TestCase):
         original, damaged = bytes(original), bytes(damaged)
         fails = Stub(lambda d: len(d) > 250 and d[40] == 0xAB and d[250] == 0xCD)
 
-        restored = mc.restore_pass(original, damaged, fails)
+        restored, edits = mc.restore_pass(original, damaged, fails)
+        self.assertEqual(edits, [(40, 41, b"\xab"), (250, 251, b"\xcd")])
         self.assertEqual(mc.differing_bytes(restored, original), 2)
         cut = mc.truncate_pass(restored, fails)
         self.assertEqual(len(cut), 251)
@@ -98,7 +99,8 @@ FAKE_ATTEND = textwrap.dedent('''\
         sys.stderr.write("==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0\\n"
                          f"    #0 0x7f01 in {top} (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x10)\\n"
                          "    #1 0x7f02 in H5HG_read (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x20)\\n"
-                         "    #2 0x5501 in attend::Hdf5File::read (/build/attend+0x30)\\n")
+                         "    #2 0x7f03  (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x28)\\n"
+                         "    #3 0x5501 in attend::Hdf5File::read (/build/attend+0x30)\\n")
         sys.exit(1)
     ''')
 
@@ -129,6 +131,9 @@ class WholeCase(unittest.TestCase):
             self.assertEqual(report["category"], "sanitizer-in-libhdf5")
             self.assertEqual(report["kind"], "SEGV")
             self.assertEqual(report["frames"], ["H5A__read", "H5HG_read"])
+            self.assertEqual(report["libhdf5_functions"], ["H5A__read", "H5HG_read"])
+            self.assertEqual(report["edits"], [{"offset": 5, "was": "06", "now": "ab"},
+                                               {"offset": 30, "was": "1f", "now": "cd"}])
             self.assertTrue(report["finished"])
             # Byte 30 stays: without it the report's top frame is another function.
             least = (case / "minimised" / "smallest-difference.h5").read_bytes()
