@@ -19,7 +19,8 @@ failure-inducing input", IEEE TSE 2002: ddmin) in four passes, each keeping the 
      smallest subset of them that still fails, i.e. moves bytes back to their original values.
      HDF5 files address their objects by file offset, so the smallest difference from a valid
      file is usually more telling than the smallest file.
-  2. truncate: cut the tail, in halving steps, while the failure reproduces.
+  2. truncate: cut the tail, in halving steps, while the failure reproduces (an HDF5 file's
+     superblock then records the new end of file, else libhdf5 refuses any truncated file).
   3. remove: take out chunks (ddmin's complements), from the end backwards;
   4. zero: overwrite chunks with zero bytes; 3 and 4 run at each chunk size in turn, halving
      from half the file down to one byte, so that a search out of time has done both coarsely.
@@ -254,11 +255,27 @@ def restore_pass(original, damaged, prober):
     return apply_changes(original, kept), kept
 
 
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+HDF5_EOF_FIELD = {0: 40, 1: 44}  # superblock version -> offset of the end-of-file address
+
+
+def cut(data, length):
+    """`data` truncated to `length` bytes. An HDF5 file (superblock version 0 or 1, 8-byte
+    addresses, at offset 0) gets `length` as its end-of-file address too: libhdf5 refuses a
+    file shorter than the address its superblock records. Versions 2 and 3 carry a checksum
+    and are cut as they are."""
+    out = bytearray(data[:length])
+    at = HDF5_EOF_FIELD.get(data[8]) if data[:8] == HDF5_SIGNATURE and len(data) > 13 else None
+    if at is not None and data[13] == 8 and length >= at + 8:
+        out[at:at + 8] = length.to_bytes(8, "little")
+    return bytes(out)
+
+
 def truncate_pass(data, prober):
     step = len(data) // 2
     while step >= 1 and not prober.out_of_time():
-        while len(data) > step and prober.fails(data[:len(data) - step]):
-            data = data[:len(data) - step]
+        while len(data) > step and prober.fails(cut(data, len(data) - step)):
+            data = cut(data, len(data) - step)
         step //= 2
     return data
 

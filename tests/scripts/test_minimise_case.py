@@ -58,6 +58,17 @@ class Edits(unittest.TestCase):
         self.assertEqual(mc.differing_bytes(b"aXcdefYZ", b"abcdef"), 3)  # one changed, two added
 
 
+    def test_a_cut_hdf5_file_records_its_new_end(self):
+        superblock = bytearray(mc.HDF5_SIGNATURE + bytes([0, 0, 0, 0, 0, 8, 8, 0]) + bytes(48))
+        superblock[40:48] = (100).to_bytes(8, "little")
+        data = bytes(superblock) + bytes(range(44))  # 100 bytes
+        cut = mc.cut(data, 70)
+        self.assertEqual(len(cut), 70)
+        self.assertEqual(int.from_bytes(cut[40:48], "little"), 70)
+        self.assertEqual(cut[:40] + cut[48:], data[:40] + data[48:70])
+        self.assertEqual(mc.cut(b"plain text, no superblock", 5), b"plain")
+
+
 class DeltaDebugging(unittest.TestCase):
     def test_ddmin_finds_the_three_items_that_matter(self):
         needed = {3, 57, 90}
