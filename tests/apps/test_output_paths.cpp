@@ -134,6 +134,7 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
       // The program's --plugin is an input of every command, before or after the subcommand.
       {{"--plugin", plugin, "layers", "--json", plugin}, "--json: cannot write " + plugin + ": it is the input --plugin"},
       {{"convert", "--msa", aln, "--to", plugin, "--plugin", plugin}, "it is the input --plugin " + plugin},
+      {{"--plugin", plugin, "node-classify", "train", "--data", data, "--save", plugin}, "it is the input --plugin"},
   };
   const std::set<std::string> before = files_in(tmp.path());
   for (const Case& c : cases) {
