@@ -23,6 +23,7 @@
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/motif_ground_truth.hpp"
 #include "attend/graph/node_training.hpp"
+#include "attend/graph/trained_node_model.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
@@ -57,28 +58,15 @@ std::string fixed(double x, int digits = 3) {
 
 /// A trained model, the dataset it explains, and its test accuracy (NaN without a test split).
 struct ModelAndData {
-  graph::LoadedNodeModel loaded;
-  graph::PreparedNodeData data;
+  graph::TrainedNodeModel trained;
   double test_accuracy = NAN;
 };
 
 ModelAndData load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
-  ModelAndData m;
-  m.loaded = graph::load_node_model(checkpoint, ctx.registry);
-  graph::NodeDataset dataset = graph::load_node_dataset(data_path);
-  for (const std::string& w : dataset.warnings) ctx.err << "attend: warning: " << w << '\n';
-  m.data = graph::prepare_node_data(std::move(dataset), m.loaded.normalize_features);
-  Tensor logits;
-  try {
-    logits = graph::predict_logits(*m.loaded.model, m.data);  // [N, C]; checks that the model fits the data
-  } catch (const InputError& e) {
-    throw InputError(checkpoint, 0, std::string(e.what()) + " (" + m.data.dataset.name + ")");
-  }
-  if (logits.dim(1) != m.data.dataset.num_classes) {
-    throw InputError(checkpoint, 0, "the model predicts " + std::to_string(logits.dim(1)) + " classes, the dataset has " +
-                                        std::to_string(m.data.dataset.num_classes));
-  }
-  m.test_accuracy = graph::accuracy(logits, m.data.dataset.labels, m.data.dataset.test);
+  ModelAndData m{graph::load_trained_node_model(data_path, checkpoint, ctx.registry)};
+  for (const std::string& w : m.trained.data.dataset.warnings) ctx.err << "attend: warning: " << w << '\n';
+  const Tensor logits = graph::class_logits(m.trained);  // [N, C]; checks that the model fits the data
+  m.test_accuracy = graph::accuracy(logits, m.trained.data.dataset.labels, m.trained.data.dataset.test);
   return m;
 }
 
@@ -106,7 +94,7 @@ std::string svg_path(const std::string& prefix, int64_t node) { return prefix + 
 
 int run_node(const NodeArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
-  const graph::NodeDataset& d = m.data.dataset;
+  const graph::NodeDataset& d = m.trained.data.dataset;
   std::unique_ptr<graph::MotifGroundTruth> truth;
   if (!a.ground_truth.empty()) {
     truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
@@ -132,7 +120,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   progress.out = &ctx.err;
   ProgressLine line("node", static_cast<int64_t>(nodes.size()), progress);
   for (std::size_t t = 0; t < nodes.size(); ++t) {
-    set.explanations.push_back(graph::explain_node(*m.loaded.model, m.data, nodes[t], options));
+    set.explanations.push_back(graph::explain_node(*m.trained.loaded.model, m.trained.data, nodes[t], options));
     line.update(static_cast<int64_t>(t) + 1, {});
   }
   line.finish();
@@ -199,7 +187,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
 
 int run_eval(const EvalArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
-  const graph::NodeDataset& d = m.data.dataset;
+  const graph::NodeDataset& d = m.trained.data.dataset;
   std::unique_ptr<graph::MotifGroundTruth> truth;
   if (!a.ground_truth.empty()) {
     truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
@@ -207,7 +195,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
   std::vector<graph::ExplanationSet> sets;
   for (const std::string& path : a.explanations) {
     sets.push_back(graph::load_explanations(path));
-    graph::check_explanations_fit(sets.back(), m.data, path);
+    graph::check_explanations_fit(sets.back(), m.trained.data, path);
   }
   ctx.out << "model test accuracy " << (std::isnan(m.test_accuracy) ? std::string("-") : fixed(100.0 * m.test_accuracy, 1) + " %")
           << (m.test_accuracy >= 0.9 ? "" : " (an explanation AUC counts only for a model at 90 % or better)") << "\n\n";
@@ -216,7 +204,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
   for (std::size_t s = 0; s < sets.size(); ++s) {
     const graph::ExplanationSet& set = sets[s];
     const double auc = truth ? graph::ground_truth_auc(set, *truth) : NAN;
-    const std::vector<graph::FaithfulnessResult> results = graph::evaluate_faithfulness(*m.loaded.model, m.data, set, a.top_k);
+    const std::vector<graph::FaithfulnessResult> results = graph::evaluate_faithfulness(*m.trained.loaded.model, m.trained.data, set, a.top_k);
     auto row_start = [&](const std::string& kind) {
       ctx.out << std::left << std::setw(23) << set.method << std::setw(9) << kind << std::right << std::setw(6)
               << set.explanations.size();

@@ -26,6 +26,11 @@ bool inside_folder(const std::string& path, const std::string& folder) {
 
 std::shared_ptr<CommandFiles> CommandFiles::of(CLI::App* command) {
   auto files = std::make_shared<CommandFiles>();
+  for (CLI::App* app = command->get_parent(); app != nullptr; app = app->get_parent()) {
+    for (const std::string& name : kProgramInputs) {
+      if (CLI::Option* option = app->get_option_no_throw(name)) files->input(option);
+    }
+  }
   command->final_callback([files] { files->check(); });
   return files;
 }

@@ -11,8 +11,9 @@
 ///   * names the same file as another output of the command (the same inode, or the same
 ///     resolved path for files that do not exist yet), which one write would overwrite.
 /// A prefix option (`contacts predict --out PREFIX`) is checked for each file PREFIX + suffix.
-/// Inputs named only inside a file the command reads are checked by the command against
-/// `output_writing` once it has read them.
+/// The program's own options that name files it reads (`attend --plugin PATH`, before or after
+/// the subcommand) are inputs of every command. Inputs named only inside a file the command
+/// reads are checked by the command against `output_writing` once it has read them.
 
 #include <memory>
 #include <string>
@@ -22,9 +23,14 @@
 
 namespace attend::cli {
 
+/// Options of the program (the root app) that name files every command reads.
+inline const std::vector<std::string> kProgramInputs = {"--plugin"};
+
 class CommandFiles {
  public:
-  /// The file options of `command`, checked once it has parsed (its final callback).
+  /// The file options of `command`, checked once it has parsed (its final callback). The
+  /// program-wide input options (kProgramInputs) of the apps above it, declared before it, are
+  /// its inputs too.
   static std::shared_ptr<CommandFiles> of(CLI::App* command);
 
   /// `option` names files the command reads (a file or a folder; a vector option: each value).

@@ -118,6 +118,12 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   mo = bio::ContactModelOptions::from_json(mo.to_json());  // validates
   std::optional<CheckpointData> resume;
   if (a.resume) resume = load_checkpoint(a.checkpoint);
+  // The model is built before anything is printed: building it checks its size against the
+  // memory budget (--blocks 2000000000 is refused with no output before the message).
+  std::unique_ptr<Module> module =
+      resume ? module_from_checkpoint(*resume, ctx.registry) : ctx.registry.create("contact_model", mo.to_json());
+  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
+  if (model == nullptr) throw InputError(a.checkpoint, 0, "the checkpoint does not hold a contact_model");
 
   const std::vector<bio::TrainingFamily> train = load_families(train_entries);
   const std::vector<bio::TrainingFamily> validation = load_families(val_entries);
@@ -130,10 +136,6 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
     ctx.out << '\n';
   }
 
-  std::unique_ptr<Module> module =
-      resume ? module_from_checkpoint(*resume, ctx.registry) : ctx.registry.create("contact_model", mo.to_json());
-  auto* model = dynamic_cast<bio::ContactModel*>(module.get());
-  if (model == nullptr) throw InputError(a.checkpoint, 0, "the checkpoint does not hold a contact_model");
   ctx.out << "model: " << model->options().blocks << " Evoformer block(s), c_m " << model->options().c_m << ", c_z "
           << model->options().c_z << ", " << model->parameter_count() << " parameters\n";
 

@@ -25,7 +25,9 @@ through a link, spelt otherwise) or another output (refused, exit 2, nothing cha
 directory, a device node or fifo (the same); two writers of one --out at once (one run's
 whole set, no temporaries); a writer killed at a random moment (its outputs all there or
 none; the next run leaves its outputs and no temporary file).
-Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr.
+Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr,
+and case.json (the command, the verdict, the mutated file and, in original/, the valid file it
+was made from), from which scripts/minimise_case.py shrinks the damaged file.
 
 Example (the sanitizer build of main):
   make test-sanitize   # builds build-sanitize/
@@ -35,6 +37,7 @@ Example (the sanitizer build of main):
 
 import argparse
 import gzip
+import json
 import os
 import random
 import re
@@ -696,6 +699,34 @@ def signature(kind, category, symptom):
     return (kind, category, text[:160])
 
 
+def original_of(seed, case, victim):
+    """The unmutated file the mutated `victim` was made from (a seed file, or a file of a seed
+    folder), or None (a folder, a link or a device put in its place)."""
+    if not victim.is_file() or victim.is_symlink():
+        return None
+    original = seed / victim.relative_to(case / "in" / seed.name) if seed.is_dir() else seed
+    if not original.exists() and original.name.endswith(".gz"):  # gzipped by the mutation
+        original = original.with_name(original.name[:-3])
+    return original if original.is_file() else None
+
+
+def save_case_record(keep, case, kind, found, argv, timeout, staged):
+    """case.json beside command.sh, for scripts/minimise_case.py: the command (paths relative to
+    the case folder), the verdict, and for a mutated file its path in the case and a copy of the
+    file it was made from (original/)."""
+    record = {"kind": kind, "category": found[0], "symptom": found[1], "timeout": timeout,
+              "argv": [str(a).replace(str(case), ".") for a in argv]}
+    if staged:
+        seed, victim = staged
+        original = original_of(seed, case, victim)
+        if original:
+            (keep / "original").mkdir()
+            shutil.copy(original, keep / "original" / victim.name)
+            record["input"] = str(victim.relative_to(case))
+            record["original"] = f"original/{victim.name}"
+    (keep / "case.json").write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--attend", default=str(ROOT / "build" / "apps" / "attend"), help="attend binary")
@@ -735,7 +766,7 @@ def main():
             (case / "out").mkdir()
             if kind in OUTPUT_KINDS:
                 found, argv, err, mutation = run_output_case(kind, rng, attend, seeds_home, case, args.timeout)
-                seed = Path(kind)
+                seed = victim = Path(kind)
             else:
                 seeds, command = targets[kind]
                 seed = rng.choice(seeds)
@@ -757,6 +788,8 @@ def main():
                         "# run from this folder; seed " + seed.name + ", mutation " + mutation + "\n"
                         + " ".join(f"'{a}'" for a in ["attend"] + argv).replace(str(case), ".") + "\n")
                     (keep / "stderr.txt").write_text(err)
+                    save_case_record(keep, case, kind, found, argv, args.timeout,
+                                     None if kind in OUTPUT_KINDS else (seed, victim))
                     seen[sig] = keep
                     print(f"[{kind}] {found[0]}: {found[1][:200]}\n    saved {keep}", flush=True)
                 failed[kind] += 1

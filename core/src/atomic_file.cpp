@@ -67,13 +67,29 @@ pid_t temp_file_writer(std::string name, const std::string& marker) {
   return static_cast<pid_t>(std::stol(pid));
 }
 
-// Remove the temporary files in `directory` whose writer no longer runs (a killed process).
-// A process of another user answers EPERM, not ESRCH: it runs, and its file stays.
-void remove_stale_temp_files(const std::string& directory) {
+// The process id of the writer when `name` is the temporary file of `destination_name` that
+// earlier versions wrote, visible and with no host (`<destination_name>.tmp.<pid>.<n>`), else 0.
+pid_t legacy_temp_file_writer(std::string name, const std::string& destination_name) {
+  const std::string start = destination_name + ".tmp.";
+  if (name.size() <= start.size() || name.compare(0, start.size(), start) != 0) return 0;
+  if (pop_number(name).empty()) return 0;
+  const std::string pid = pop_number(name);
+  if (pid.empty() || pid.size() > 9 || name.size() + 1 != start.size()) return 0;
+  return static_cast<pid_t>(std::stol(pid));
+}
+
+// Remove the temporary files in `directory` whose writer no longer runs (a killed process):
+// ours, of any destination, and those of `destination_name` in the format of earlier versions
+// (which named no host, so only this destination's are taken: a name that matches by chance
+// is at risk only when that very file is written). A process of another user answers EPERM,
+// not ESRCH: it runs, and its file stays.
+void remove_stale_temp_files(const std::string& directory, const std::string& destination_name) {
   const std::string marker = temp_marker();
   std::error_code error;
   for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end; it.increment(error)) {
-    const pid_t writer = temp_file_writer(it->path().filename().string(), marker);
+    const std::string name = it->path().filename().string();
+    pid_t writer = temp_file_writer(name, marker);
+    if (writer == 0) writer = legacy_temp_file_writer(name, destination_name);
     if (writer > 0 && ::kill(writer, 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
   }
 }
@@ -86,8 +102,8 @@ AtomicOutput::AtomicOutput(std::string destination) : destination_(std::move(des
   const std::string problem = output_path_problem(destination_);
   if (!problem.empty()) throw InputError(destination_, 0, "cannot write: " + problem);
   const std::string directory = parent_directory(destination_);
-  remove_stale_temp_files(directory);
   const std::filesystem::path path(destination_);
+  remove_stale_temp_files(directory, path.filename().string());
   const std::string writer = temp_marker() + std::to_string(::getpid()) + "." + std::to_string(g_temp_counter.fetch_add(1));
   // A name near the file system's limit is shortened in its temporary name only.
   const std::string name = path.filename().string().substr(0, kMaxNameBytes - 1 - std::min(writer.size(), kMaxNameBytes - 1));

@@ -375,6 +375,21 @@ TEST_CASE("contacts train reports a missing family file by list and line, writes
   CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "list.txt"});
 }
 
+TEST_CASE("contacts train refuses a model larger than the memory before it prints anything", "[apps]") {
+  // Issue #18 (a gap left open): --blocks 2000000000 printed the family list, then refused.
+  attend::testing::TempDir tmp;
+  write_alignment(tmp.path() / "a.aln");
+  write_truth(tmp.path() / "t.tsv");
+  { std::ofstream(tmp.path() / "list.txt") << "a.aln t.tsv\n"; }
+  const Result r = run({"contacts", "train", "--families", (tmp.path() / "list.txt").string(), "--out",
+                        (tmp.path() / "model.h5").string(), "--blocks", "2000000000", "--c-m", "4", "--c-z", "4"});
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("2000000000 evoformer blocks needs") != std::string::npos);
+  CHECK(files_in(tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "list.txt"});
+}
+
 TEST_CASE("contacts predict --method evoformer uses the shipped model by default", "[apps]") {
   const attend::testing::ScopedThreads restore(num_threads());  // the runs use --threads 1
   attend::testing::TempDir tmp;

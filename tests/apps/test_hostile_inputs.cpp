@@ -116,7 +116,7 @@ TEST_CASE("hostile inputs: internal errors that are input errors", "[apps]") {
   // 20000 columns (a 2 x 20000 alignment).
   check_refused({"bench", "--layer", "gat", "--nodes", "10", "--edges", "20", "--options",
                  R"({"heads": 1000000, "out_channels": 1000000})"},
-                "more than this machine's");
+                "this process may use");
   const std::string wide = write_alignment(tmp.path() / "wide.aln", 2, 20000);
   check_refused({"contacts", "predict", "--method", "potts", "--msa", wide, "--out", tmp.file("p")},
                 "a Potts model of 20000 columns needs");

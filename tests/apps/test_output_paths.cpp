@@ -93,8 +93,8 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
   const std::string aln = write_alignment(tmp.path() / "a.aln", 12, 1);
   const std::string data = attend::testing::write_two_cluster_dataset(tmp.path() / "graph").string();
   const std::string ckpt = tmp.file("ck.h5"), h5 = tmp.file("a.h5"), list = tmp.file("list.txt");
-  const std::string out = tmp.file("out");
-  for (const std::string& f : {ckpt, h5, list, out + ".rr"}) std::ofstream(f) << "input\n";
+  const std::string out = tmp.file("out"), plugin = tmp.file("layer.so");
+  for (const std::string& f : {ckpt, h5, list, out + ".rr", plugin}) std::ofstream(f) << "input\n";
   fs::create_directory(tmp.path() / "folder");
   REQUIRE(::mkfifo(tmp.file("fifo").c_str(), 0600) == 0);
   fs::create_symlink(aln, tmp.file("link.aln"));
@@ -131,6 +131,10 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
       {{"layers", "--json", tmp.file("folder")}, "--json: cannot write " + tmp.file("folder") + ": it is a directory"},
       {{"bench", "--json", "/dev/null"}, "it is a device, not a regular file"},
       {{"layers", "--json", tmp.file("fifo")}, "it is a fifo, not a regular file"},
+      // The program's --plugin is an input of every command, before or after the subcommand.
+      {{"--plugin", plugin, "layers", "--json", plugin}, "--json: cannot write " + plugin + ": it is the input --plugin"},
+      {{"convert", "--msa", aln, "--to", plugin, "--plugin", plugin}, "it is the input --plugin " + plugin},
+      {{"--plugin", plugin, "node-classify", "train", "--data", data, "--save", plugin}, "it is the input --plugin"},
   };
   const std::set<std::string> before = files_in(tmp.path());
   for (const Case& c : cases) {
@@ -148,6 +152,7 @@ TEST_CASE("an output that names an input, another output, a directory or a devic
   }
   CHECK(files_in(tmp.path()) == before);
   CHECK(read_text_file(ckpt) == "input\n");
+  CHECK(read_text_file(plugin) == "input\n");
   CHECK(!read_text_file(data_file).empty());
   CHECK(fs::is_fifo(tmp.file("fifo")));
 }

@@ -264,5 +264,5 @@ TEST_CASE("contact model: more blocks than the memory holds is an input error be
   bio::ContactModelOptions o = tiny_options();
   o.blocks = 2'000'000'000;
   CHECK_THROWS_WITH(bio::ContactModel(o), Catch::Contains("2000000000 evoformer blocks needs") &&
-                                              Catch::Contains("more than this machine's"));
+                                              Catch::Contains("this process may use"));
 }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -115,4 +116,29 @@ TEST_CASE("AtomicOutput removes the temporary files of killed writers, not of ru
   // ...the next writer of the directory removes the dead writer's.
   AtomicOutput next(dest);
   CHECK(dir.entries() == std::vector<std::string>{std::filesystem::path(running.temp_path()).filename().string()});
+}
+
+TEST_CASE("AtomicOutput removes the temporary files that earlier versions left beside its destination", "[core][io]") {
+  // Issue #18 (a gap left open): versions before the hidden temporaries wrote
+  // `<name>.tmp.<pid>.<n>` next to the output, and a killed writer's file stayed for good.
+  TempDir dir;
+  const pid_t dead = ::fork();  // a process id that no longer runs
+  REQUIRE(dead >= 0);
+  if (dead == 0) ::_exit(0);
+  int status = 0;
+  REQUIRE(::waitpid(dead, &status, 0) == dead);
+  const std::string gone = std::to_string(dead), alive = std::to_string(::getpid());
+  for (const std::string& name : std::vector<std::string>{
+           "out.txt.tmp." + gone + ".0",    // a killed writer of out.txt: removed
+           "out.txt.tmp." + alive + ".3",   // a running writer: kept
+           "other.txt.tmp." + gone + ".0",  // another destination: kept
+           "out.txt.tmp.notes",             // no writer's number: kept
+           "out.txt.tmp." + gone}) {        // no counter: kept
+    write_text_file(dir.file(name), "old temporary");
+  }
+  AtomicOutput output(dir.file("out.txt"));
+  std::vector<std::string> kept = {"other.txt.tmp." + gone + ".0", "out.txt.tmp." + alive + ".3", "out.txt.tmp." + gone,
+                                   "out.txt.tmp.notes"};
+  std::sort(kept.begin(), kept.end());
+  CHECK(dir.entries() == kept);
 }

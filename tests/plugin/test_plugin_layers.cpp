@@ -94,7 +94,7 @@ TEST_CASE("plugin agnn equals AGNN's propagation computed edge by edge", "[plugi
 }
 
 TEST_CASE("plugin agnn honours an edge mask without code of its own", "[plugin][grad]") {
-  const GraphContext g = random_graph(20, 50, 12);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(20, 50, 12));
   const Tensor x = random_tensor({20, 6}, 13);
   auto layer = plugin_layer(ATTEND_AGNN_PLUGIN, "agnn", {{"in_channels", 6}, {"out_channels", 4}, {"beta", 2.0}, {"seed", 3}});
   layer->eval();

@@ -13,6 +13,8 @@
 /// the destination `<name>` (the same directory keeps the rename on one file system). A process
 /// killed while writing cannot remove its temporary file, so each new AtomicOutput first removes
 /// the temporary files in its directory whose writer, a process of this host, no longer runs.
+/// Earlier versions wrote `<name>.tmp.<pid>.<n>`, visible and without the host; a new
+/// AtomicOutput of `<name>` removes those of its own destination whose writer no longer runs.
 
 #include <string>
 
