@@ -8,14 +8,26 @@ namespace py = pybind11;
 
 namespace attend::python {
 
-Tensor to_tensor(const FloatArray& array, const std::string& name, int rank) {
+namespace {
+
+Shape checked_shape(const FloatArray& array, const std::string& name, int rank) {
   if (rank >= 0 && array.ndim() != rank) {
     throw InputError(name + " must have " + std::to_string(rank) + " dimensions, got " + std::to_string(array.ndim()));
   }
-  Shape shape(array.shape(), array.shape() + array.ndim());
-  Tensor t = Tensor::uninitialized(shape);
+  return Shape(array.shape(), array.shape() + array.ndim());
+}
+
+}  // namespace
+
+Tensor to_tensor(const FloatArray& array, const std::string& name, int rank) {
+  Tensor t = Tensor::uninitialized(checked_shape(array, name, rank));
   std::copy(array.data(), array.data() + array.size(), t.data());
   return t;
+}
+
+Tensor tensor_view(const FloatArray& array, const std::string& name, int rank) {
+  // The kernels read their inputs only; the const is dropped because Tensor has no const view.
+  return Tensor::view(const_cast<float*>(array.data()), checked_shape(array, name, rank));
 }
 
 py::array_t<float> to_numpy(const Tensor& tensor) {

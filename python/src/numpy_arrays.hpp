@@ -20,6 +20,10 @@ using IndexArray = pybind11::array_t<int64_t, pybind11::array::c_style | pybind1
 /// `name` and `rank` (-1: any) make the ValueError of a wrong shape say what was expected.
 Tensor to_tensor(const FloatArray& array, const std::string& name, int rank = -1);
 
+/// The array's memory as a Tensor, without a copy: valid only while `array` lives (an argument
+/// of the current call), and never written through.
+Tensor tensor_view(const FloatArray& array, const std::string& name, int rank = -1);
+
 /// A Tensor as a new float32 array of its shape.
 pybind11::array_t<float> to_numpy(const Tensor& tensor);
 

@@ -1,4 +1,5 @@
-// attend.ops: the two kernels of the attention core on numpy arrays, forward only.
+// attend.ops: the two kernels of the attention core on numpy arrays, forward only. C-contiguous
+// float32 inputs are read in place (numpy converts other layouts and dtypes first).
 #include <optional>
 
 #include <pybind11/numpy.h>
@@ -23,12 +24,12 @@ void bind_ops(py::module_& m) {
       [](const FloatArray& q, const FloatArray& k, const FloatArray& v, const std::optional<FloatArray>& bias,
          const std::optional<FloatArray>& mask, bool causal, float scale, bool return_weights,
          std::optional<int> threads) -> py::object {
-        const Var qv(to_tensor(q, "q", 4)), kv(to_tensor(k, "k", 4)), vv(to_tensor(v, "v", 4));
+        const Var qv(tensor_view(q, "q", 4)), kv(tensor_view(k, "k", 4)), vv(tensor_view(v, "v", 4));
         attend::ops::DenseAttentionOptions o;
-        if (bias) o.biases.push_back(Var(to_tensor(*bias, "bias")));
+        if (bias) o.biases.push_back(Var(tensor_view(*bias, "bias")));
         Tensor key_mask;
         if (mask) {
-          key_mask = to_tensor(*mask, "mask", 2);
+          key_mask = tensor_view(*mask, "mask", 2);
           o.key_mask = &key_mask;
         }
         o.causal = causal;
@@ -55,7 +56,7 @@ void bind_ops(py::module_& m) {
       [](const IndexArray& edge_index, const FloatArray& q, const FloatArray& k, const FloatArray& v,
          std::optional<float> scale, bool return_weights, std::optional<int> threads) -> py::object {
         if (edge_index.ndim() != 2 || edge_index.shape(0) != 2) throw InputError("edge_index must have shape [2, E]");
-        const Var qv(to_tensor(q, "q", 3)), kv(to_tensor(k, "k", 3)), vv(to_tensor(v, "v", 3));
+        const Var qv(tensor_view(q, "q", 3)), kv(tensor_view(k, "k", 3)), vv(tensor_view(v, "v", 3));
         const int64_t n = qv.shape()[0], e = edge_index.shape(1);
         if (kv.shape()[0] != n || vv.shape()[0] != n) throw InputError("q, k and v must have one row per node");
         const std::vector<int64_t> src(edge_index.data(), edge_index.data() + e);

@@ -46,6 +46,10 @@ def test_dense_attention_matches_numpy():
     bias = rng.standard_normal((2, 1, 5, 7)).astype(np.float32)
     out = attend.ops.dense_attention(q, k, v, bias=bias)
     np.testing.assert_allclose(out, numpy_attention(q, k, v, bias), rtol=1e-4, atol=1e-5)
+    # Other layouts and dtypes are converted first (contiguous float32 is read in place).
+    q_strided = np.swapaxes(np.swapaxes(q, 2, 3).copy(), 2, 3)
+    assert not q_strided.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(attend.ops.dense_attention(q_strided, k, v.astype(np.float64), bias=bias), out)
     with pytest.raises(ValueError, match="q must have 4 dimensions"):
         attend.ops.dense_attention(q[0], k, v)
 
