@@ -281,7 +281,7 @@ Command add_explain_command(CLI::App& parent, Context& context) {
                         ->type_name("DIR"));
   node_files->output(node->add_option("--out", n->out, "Output prefix: PREFIX.h5, PREFIX.edges.tsv, PREFIX.features.tsv, PREFIX.node<ID>.svg")
                          ->required()->type_name("PREFIX"),
-                     {".h5", ".edges.tsv", ".features.tsv"});
+                     {".h5", ".edges.tsv", ".features.tsv", ".node*.svg"});
   node_files->output(node->add_option("--json", n->json, "Write a per-node summary as JSON")->type_name("FILE"));
   node->add_flag("--quiet", n->quiet, "No progress line");
 

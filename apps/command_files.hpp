@@ -10,7 +10,9 @@
 ///     destroy;
 ///   * names the same file as another output of the command (the same inode, or the same
 ///     resolved path for files that do not exist yet), which one write would overwrite.
-/// A prefix option (`contacts predict --out PREFIX`) is checked for each file PREFIX + suffix.
+/// A prefix option (`contacts predict --out PREFIX`) is checked for each file PREFIX + suffix;
+/// a suffix with a `*` (".node*.svg") stands for a family of files (one per node, known only
+/// once the command runs): another path of the command is refused when it matches the pattern.
 /// The program's own options that name files it reads (`attend --plugin PATH`, before or after
 /// the subcommand) are inputs of every command. Inputs named only inside a file the command
 /// reads are checked by the command against `output_writing` once it has read them.

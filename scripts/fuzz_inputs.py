@@ -488,6 +488,7 @@ def verdict(rc, err, out_dir, names):
 # one --out at once, or kills a writer, and checks what is left on disk.
 OUTPUT_KINDS = ("out-same-path", "out-directory", "out-device", "out-concurrent", "out-killed")
 PREDICTION_SUFFIXES = (".h5", ".mat", ".rr", ".png")
+EXPLANATION_SUFFIXES = (".h5", ".edges.tsv", ".features.tsv", ".node300.svg")  # explain node --nodes 300
 
 
 def random_alignment(path, rng, length=30, rows=40):
@@ -498,26 +499,30 @@ def random_alignment(path, rng, length=30, rows=40):
 
 def output_writers(seeds, case):
     """Commands that write files: (arguments, {input option: path}, {output option: path}, prefix
-    option or None). Inputs are copies in case/in, so a case may aim an output at them."""
+    option or None, the suffixes the prefix option writes). Inputs are copies in case/in, so a
+    case may aim an output at them."""
     inp, out = case / "in", case / "out"
-    for name in ("planetoid",):
+    for name in ("planetoid", "ba-shapes"):
         shutil.copytree(seeds / name, inp / name)
-    for name in ("json/gat.json", "h5/gat_checkpoint.h5", "h5/msa.h5", "pred.h5", "truth.tsv"):
+    for name in ("json/gat.json", "h5/gat_checkpoint.h5", "h5/msa.h5", "pred.h5", "truth.tsv", "h5/ba_shapes_gat.h5"):
         shutil.copy(seeds / name, inp / Path(name).name)
     shutil.copy(FIXTURES / "tiny.fasta", inp / "tiny.fasta")
     planetoid, checkpoint = str(inp / "planetoid"), str(inp / "gat_checkpoint.h5")
     return [
         (["contacts", "predict", "--max-iterations", "3", "--quiet"], {"--msa": str(inp / "msa.h5")},
-         {"--out": f"{out}/p", "--json": f"{out}/fit.json"}, "--out"),
+         {"--out": f"{out}/p", "--json": f"{out}/fit.json"}, "--out", PREDICTION_SUFFIXES),
         (["node-classify", "predict"], {"--data": planetoid, "--checkpoint": checkpoint},
-         {"--out": f"{out}/p.tsv", "--export-attention": f"{out}/att.h5"}, None),
+         {"--out": f"{out}/p.tsv", "--export-attention": f"{out}/att.h5"}, None, ()),
         (["node-classify", "train", "--epochs", "2", "--quiet"], {"--data": planetoid, "--model": str(inp / "gat.json")},
-         {"--save": f"{out}/m.h5", "--json": f"{out}/r.json"}, None),
+         {"--save": f"{out}/m.h5", "--json": f"{out}/r.json"}, None, ()),
         (["node-classify", "evaluate"], {"--data": planetoid, "--checkpoint": checkpoint}, {"--json": f"{out}/e.json"},
-         None),
+         None, ()),
         (["contacts", "eval"], {"--pred": str(inp / "pred.h5"), "--truth": str(inp / "truth.tsv")},
-         {"--json": f"{out}/e.json"}, None),
-        (["convert"], {"--msa": str(inp / "tiny.fasta")}, {"--to": f"{out}/msa.h5"}, None),
+         {"--json": f"{out}/e.json"}, None, ()),
+        (["convert"], {"--msa": str(inp / "tiny.fasta")}, {"--to": f"{out}/msa.h5"}, None, ()),
+        (["explain", "node", "--nodes", "300", "--method", "degree"],
+         {"--data": str(inp / "ba-shapes"), "--checkpoint": str(inp / "ba_shapes_gat.h5")},
+         {"--out": f"{out}/x", "--json": f"{out}/x.json"}, "--out", EXPLANATION_SUFFIXES),
     ]
 
 
@@ -543,13 +548,13 @@ def snapshot(paths):
     return state
 
 
-def aim(outputs, prefix, option, target):
-    """Set `option` so that it writes `target` (a prefix option: as PREFIX + a suffix); False
-    when a prefix cannot name `target`."""
+def aim(outputs, prefix, suffixes, option, target):
+    """Set `option` so that it writes `target` (a prefix option: as PREFIX + one of its
+    `suffixes`); False when a prefix cannot name `target`."""
     if option != prefix:
         outputs[option] = target
         return True
-    for suffix in PREDICTION_SUFFIXES:
+    for suffix in suffixes:
         if target.endswith(suffix):
             outputs[option] = target[:-len(suffix)]
             return True
@@ -559,13 +564,13 @@ def aim(outputs, prefix, option, target):
 def hostile_output_case(kind, rng, attend, seeds, case, timeout):
     """same-path, directory, device: the command must refuse (exit 2) and change nothing.
     Returns (found or None, argv, stderr, what was done)."""
-    base, inputs, outputs, prefix = rng.choice(output_writers(seeds, case))
-    written = {o: [v + s for s in PREDICTION_SUFFIXES] if o == prefix else [v] for o, v in outputs.items()}
+    base, inputs, outputs, prefix, suffixes = rng.choice(output_writers(seeds, case))
+    written = {o: [v + s for s in suffixes] if o == prefix else [v] for o, v in outputs.items()}
     if kind == "out-same-path":  # an input (as given, through a link, spelt otherwise) or another output
         targets = [str(v) for v in inputs.values() if Path(v).is_file()]
         choices = [(o, t) for o in outputs for t in targets + [f for other in outputs if other != o
                                                                for f in written[other]]
-                   if t.endswith(PREDICTION_SUFFIXES) or o != prefix]
+                   if t.endswith(suffixes) or o != prefix]
         option, target = rng.choice(choices)
         how = rng.randrange(3)
         if target in targets and how == 1:
@@ -576,7 +581,7 @@ def hostile_output_case(kind, rng, attend, seeds, case, timeout):
             target = str(Path(target).parent / ".." / Path(target).parent.name / Path(target).name)
     else:
         option = rng.choice(sorted(outputs))
-        target = case / "out" / ("folder" + (rng.choice(PREDICTION_SUFFIXES) if option == prefix else ""))
+        target = case / "out" / ("folder" + (rng.choice(suffixes) if option == prefix else ""))
         if kind == "out-directory":
             target.mkdir()
         else:  # out-device: a device node beside the outputs (a private /dev/null), else a fifo
@@ -585,7 +590,7 @@ def hostile_output_case(kind, rng, attend, seeds, case, timeout):
             except PermissionError:  # not root, or no CAP_MKNOD
                 os.mkfifo(target)
         target = str(target)
-    aim(outputs, prefix, option, target)
+    aim(outputs, prefix, suffixes, option, target)
     argv = writer_argv(base, inputs, outputs)
     watched = list(inputs.values()) + [target]
     before, files_before = snapshot(watched), files_of(case / "out")
@@ -643,7 +648,7 @@ def concurrent_output_case(rng, attend, case, timeout):
 def killed_output_case(rng, attend, seeds, case, timeout):
     """A writer killed (SIGKILL) at a random moment: its outputs are all there or none, and the
     next run of the command leaves its outputs and no temporary file."""
-    base, inputs, outputs, prefix = rng.choice(output_writers(seeds, case))
+    base, inputs, outputs, prefix, suffixes = rng.choice(output_writers(seeds, case))
     argv = writer_argv(base, inputs, outputs)
     delay = rng.uniform(0.0, 0.4)
     proc = subprocess.Popen([attend] + argv, cwd=case, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -656,7 +661,7 @@ def killed_output_case(rng, attend, seeds, case, timeout):
     _, err = proc.communicate()
     err = err.decode(errors="replace")
     expected = sorted(Path(v + (s if o == prefix else "")).name
-                      for o, v in outputs.items() for s in (PREDICTION_SUFFIXES if o == prefix else ("",)))
+                      for o, v in outputs.items() for s in (suffixes if o == prefix else ("",)))
     visible = [f for f in files_of(case / "out") if not f.startswith(".")]
     what = f"killed after {delay:.2f} s"
     found = sanitizer_report(err)

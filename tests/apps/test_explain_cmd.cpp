@@ -103,6 +103,7 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
 TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
   Trained t;
   testing::write_text_file(t.tmp.file("not.h5"), "not an HDF5 file\n");
+  std::filesystem::copy_file(t.gat, t.tmp.file("y.node300.svg"));  // a checkpoint named like a picture
   const std::set<std::string> before = testing::files_in(t.tmp.path());
   const std::string out = t.tmp.file("x");
   const std::vector<std::string> node = {"explain", "node", "--data", t.data, "--checkpoint"};
@@ -125,6 +126,11 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "attention", "--out", out}), "exports none"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--class", "7", "--out", out}), "4 classes"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--steps", "0", "--out", out}), "--steps"},
+      // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
+      {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
+       "--out writes " + out + ".node*.svg too"},
+      {with(t.tmp.file("y.node300.svg"), {"--nodes", "300", "--method", "degree", "--out", t.tmp.file("y")}),
+       "it is the input --checkpoint"},
       {{"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", t.tmp.file("not.h5")}, "not.h5"},
   };
   for (const Case& c : cases) {
