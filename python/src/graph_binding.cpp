@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "attend/core/error.hpp"
+#include "attend/graph/dataset_arrays.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_dataset.hpp"
 #include "bindings.hpp"
@@ -16,95 +17,60 @@ namespace attend::python {
 
 namespace {
 
-/// Node ids of a split given as a boolean mask [N] or as an index array.
-std::vector<int64_t> split_rows(const py::object& split, int64_t n, const std::string& name) {
-  if (split.is_none()) return {};
+/// A split given as a boolean mask [N] or as an index array (none: empty).
+graph::NodeSelection selection(const py::object& split, const std::string& name) {
+  graph::NodeSelection s;
+  if (split.is_none()) return s;
   const py::array array = py::array::ensure(split);
   if (!array) throw InputError(name + " must be a boolean mask or an index array");
-  if (array.dtype().kind() == 'b') {
-    const auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(array);
-    if (mask.ndim() != 1 || mask.size() != n) {
-      throw InputError(name + " as a mask must have one entry per node (" + std::to_string(n) + ")");
-    }
-    std::vector<int64_t> rows;
-    for (int64_t i = 0; i < n; ++i)
-      if (mask.data()[i]) rows.push_back(i);
-    return rows;
+  if (array.dtype().kind() != 'b') {
+    s.ids = to_index_vector(IndexArray::ensure(array), name);
+    return s;
   }
-  return to_index_vector(IndexArray::ensure(array), name);
+  const auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (mask.ndim() != 1) throw InputError(name + " as a mask must be one-dimensional");
+  s.mask.assign(mask.data(), mask.data() + mask.size());
+  return s;
 }
 
 /// Features [N, F]: a dense float array, or anything with tocsr() (a scipy.sparse matrix).
-SparseMatrix feature_matrix(const py::object& x, int64_t n) {
-  if (x.is_none()) return {};
-  if (py::hasattr(x, "tocsr")) {
-    const py::object csr = x.attr("tocsr")();
-    const py::tuple shape = csr.attr("shape");
-    const auto rows = shape[0].cast<int64_t>(), cols = shape[1].cast<int64_t>();
-    const std::vector<int64_t> indptr = to_index_vector(IndexArray::ensure(csr.attr("indptr")), "x.indptr");
-    const std::vector<int64_t> indices = to_index_vector(IndexArray::ensure(csr.attr("indices")), "x.indices");
-    const FloatArray data = FloatArray::ensure(csr.attr("data"));
-    if (rows != n) throw InputError("x has " + std::to_string(rows) + " rows, the graph has " + std::to_string(n) + " nodes");
-    std::vector<int64_t> row;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) row.push_back(r);
-    return SparseMatrix::from_triplets(rows, cols, row, indices,
-                                       std::vector<float>(data.data(), data.data() + data.size()));
-  }
-  const Tensor dense = to_tensor(FloatArray::ensure(x), "x", 2);
-  if (dense.dim(0) != n) {
-    throw InputError("x has " + std::to_string(dense.dim(0)) + " rows, the graph has " + std::to_string(n) + " nodes");
-  }
-  return SparseMatrix::from_dense(dense);
+std::optional<SparseMatrix> feature_matrix(const py::object& x) {
+  if (x.is_none()) return std::nullopt;
+  if (!py::hasattr(x, "tocsr")) return SparseMatrix::from_dense(to_tensor(FloatArray::ensure(x), "x", 2));
+  const py::object csr = x.attr("tocsr")();
+  const py::tuple shape = csr.attr("shape");
+  const auto rows = shape[0].cast<int64_t>(), cols = shape[1].cast<int64_t>();
+  const std::vector<int64_t> indptr = to_index_vector(IndexArray::ensure(csr.attr("indptr")), "x.indptr");
+  const std::vector<int64_t> indices = to_index_vector(IndexArray::ensure(csr.attr("indices")), "x.indices");
+  const FloatArray data = FloatArray::ensure(csr.attr("data"));
+  if (static_cast<int64_t>(indptr.size()) != rows + 1) throw InputError("x.indptr must have rows + 1 entries");
+  std::vector<int64_t> row;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) row.push_back(r);
+  return SparseMatrix::from_triplets(rows, cols, row, indices, std::vector<float>(data.data(), data.data() + data.size()));
 }
 
-graph::NodeDataset dataset_from_arrays(const IndexArray& edge_index, const py::object& x, const py::object& y,
+/// The arguments of attend.Graph as graph::DatasetArrays, and the dataset they describe.
+graph::NodeDataset dataset_from_python(const IndexArray& edge_index, const py::object& x, const py::object& y,
                                        const py::object& train, const py::object& val, const py::object& test,
                                        const py::object& edge_type, std::optional<int64_t> num_nodes,
                                        std::optional<int64_t> num_classes, bool directed, const std::string& name) {
   if (edge_index.ndim() != 2 || edge_index.shape(0) != 2) throw InputError("edge_index must have shape [2, E]");
-  graph::NodeDataset d;
-  d.name = name;
+  graph::DatasetArrays a;
+  a.name = name;
   const int64_t e = edge_index.shape(1);
-  d.edge_src.assign(edge_index.data(), edge_index.data() + e);
-  d.edge_dst.assign(edge_index.data() + e, edge_index.data() + 2 * e);
-  int64_t n = 0;
-  for (int64_t i = 0; i < e; ++i) n = std::max({n, d.edge_src[i] + 1, d.edge_dst[i] + 1});
-  if (!x.is_none()) n = py::len(x);
-  if (!y.is_none()) n = py::len(y);
-  d.num_nodes = num_nodes.value_or(n);
-  d.features = feature_matrix(x, d.num_nodes);
-  d.labels.assign(d.num_nodes, -1);
-  if (!y.is_none()) {
-    d.labels = to_index_vector(IndexArray::ensure(y), "y");
-    if (static_cast<int64_t>(d.labels.size()) != d.num_nodes) throw InputError("y must have one label per node");
-  }
-  int64_t classes = 0;
-  for (int64_t label : d.labels) classes = std::max(classes, label + 1);
-  d.num_classes = num_classes.value_or(classes);
-  d.train = split_rows(train, d.num_nodes, "train");
-  d.val = split_rows(val, d.num_nodes, "val");
-  d.test = split_rows(test, d.num_nodes, "test");
-  d.directed = directed;
-  if (!edge_type.is_none()) {
-    d.edge_type = to_index_vector(IndexArray::ensure(edge_type), "edge_type");
-    if (static_cast<int64_t>(d.edge_type.size()) != e) throw InputError("edge_type must have one entry per edge");
-    int64_t relations = 0;
-    for (int64_t t : d.edge_type) relations = std::max(relations, t + 1);
-    for (int64_t r = 0; r < relations; ++r) d.relation_names.push_back(std::to_string(r));
-  }
-  d.validate();
-  return d;
-}
-
-/// The features as a dense float32 array [N, F].
-py::array_t<float> dense_features(const graph::NodeDataset& d) {
-  const SparseMatrix& f = d.features;
-  py::array_t<float> out({f.rows(), f.cols()});
-  std::fill(out.mutable_data(), out.mutable_data() + out.size(), 0.0f);
-  for (int64_t r = 0; r < f.rows(); ++r)
-    for (int64_t k = f.indptr()[r]; k < f.indptr()[r + 1]; ++k) out.mutable_data()[r * f.cols() + f.indices()[k]] = f.values()[k];
-  return out;
+  a.edge_src.assign(edge_index.data(), edge_index.data() + e);
+  a.edge_dst.assign(edge_index.data() + e, edge_index.data() + 2 * e);
+  if (!edge_type.is_none()) a.edge_type = to_index_vector(IndexArray::ensure(edge_type), "edge_type");
+  a.directed = directed;
+  a.features = feature_matrix(x);
+  if (!y.is_none()) a.labels = to_index_vector(IndexArray::ensure(y), "y");
+  a.train = selection(train, "train");
+  a.val = selection(val, "val");
+  a.test = selection(test, "test");
+  a.num_nodes = num_nodes;
+  a.num_classes = num_classes;
+  return graph::dataset_from_arrays(std::move(a));
 }
 
 }  // namespace
@@ -115,7 +81,7 @@ void bind_graph(py::module_& m) {
                        const py::object& val, const py::object& test, const py::object& edge_type,
                        std::optional<int64_t> num_nodes, std::optional<int64_t> num_classes, bool directed,
                        const std::string& name) {
-             return PythonGraph{std::make_shared<const graph::NodeDataset>(dataset_from_arrays(
+             return PythonGraph{std::make_shared<const graph::NodeDataset>(dataset_from_python(
                  edge_index, x, y, train, val, test, edge_type, num_nodes, num_classes, directed, name))};
            }),
            py::arg("edge_index"), py::kw_only(), py::arg("x") = py::none(), py::arg("y") = py::none(),
@@ -138,7 +104,7 @@ void bind_graph(py::module_& m) {
                                std::copy(d.edge_dst.begin(), d.edge_dst.end(), out.mutable_data() + d.num_edges());
                                return out;
                              })
-      .def_property_readonly("x", [](const PythonGraph& g) { return dense_features(*g.dataset); })
+      .def_property_readonly("x", [](const PythonGraph& g) { return to_numpy(g.dataset->features.to_dense()); })
       .def_property_readonly("y", [](const PythonGraph& g) { return to_numpy(g.dataset->labels); })
       .def_property_readonly("train", [](const PythonGraph& g) { return to_numpy(g.dataset->train); })
       .def_property_readonly("val", [](const PythonGraph& g) { return to_numpy(g.dataset->val); })
