@@ -24,6 +24,15 @@ ContactMethod parse_contact_method(const std::string& name) {
   throw InputError("unknown --method " + quoted_input(name) + " (choose potts, factored or evoformer)");
 }
 
+namespace {
+
+void check_enough_columns(const Alignment& alignment, const std::string& source) {
+  const int64_t L = alignment.length;
+  if (L < 3) throw InputError(source, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
+}
+
+}  // namespace
+
 AlignmentFeatures read_contact_input(const std::string& path, ContactMethod method, AlignmentFormat format,
                                      const std::string& query) {
   AlignmentFeatures features;
@@ -32,8 +41,7 @@ AlignmentFeatures read_contact_input(const std::string& path, ContactMethod meth
   } else {
     features.alignment = read_alignment(path, format, query);
   }
-  const int64_t L = features.alignment.length;
-  if (L < 3) throw InputError(path, 0, "contact prediction needs at least 3 columns, got " + std::to_string(L));
+  check_enough_columns(features.alignment, path);
   return features;
 }
 
@@ -65,6 +73,7 @@ ContactPredictorResult predict_contacts(const AlignmentFeatures& input, const st
                                         const ContactPredictorOptions& options, const PottsProgressCallback& progress) {
   check_options(options);
   const Alignment& alignment = input.alignment;
+  check_enough_columns(alignment, source);
   ContactPredictorResult r;
   r.prediction.query = alignment.sequence(0);
   r.prediction.method = to_string(options.method);

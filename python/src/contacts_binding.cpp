@@ -43,7 +43,6 @@ void bind_contacts(py::module_& m) {
           input = bio::read_contact_input(source, o.method, bio::parse_alignment_format(format), query);
         } else {
           input.alignment = bio::alignment_from_rows(msa.cast<std::vector<std::string>>(), source);
-          if (input.alignment.length < 3) throw InputError(source, 0, "contact prediction needs at least 3 columns");
         }
         o.model_path = model;
         if (o.method == bio::ContactMethod::kEvoformer && model.empty()) {  // the shipped model

@@ -65,9 +65,9 @@ struct ContactPredictorResult {
 
 /// Predict contacts of `input` (read_contact_input; `source` names it in messages and in
 /// the evoformer's family name). `progress` is called after every iteration of a fit.
-/// Throws attend::InputError for options the method cannot take (a model path without
-/// evoformer, snapshots without factored or without a truth, a model file that does not
-/// hold a contact model).
+/// Throws attend::InputError for fewer than 3 columns and for options the method cannot take
+/// (a model path without evoformer, snapshots without factored or without a truth, a model
+/// file that does not hold a contact model).
 ContactPredictorResult predict_contacts(const AlignmentFeatures& input, const std::string& source,
                                         const ContactPredictorOptions& options,
                                         const PottsProgressCallback& progress = {});
