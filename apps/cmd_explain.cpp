@@ -90,15 +90,18 @@ std::vector<int64_t> target_nodes(const NodeArgs& a, const graph::NodeDataset& d
   return ids;
 }
 
+/// The motif ground truth in `folder` (`--ground-truth`), or none when no folder is given.
+std::unique_ptr<graph::MotifGroundTruth> load_ground_truth(const std::string& folder, const graph::NodeDataset& d) {
+  if (folder.empty()) return nullptr;
+  return std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(folder, d.num_nodes));
+}
+
 std::string svg_path(const std::string& prefix, int64_t node) { return prefix + ".node" + std::to_string(node) + ".svg"; }
 
 int run_node(const NodeArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
   const graph::NodeDataset& d = m.trained.data.dataset;
-  std::unique_ptr<graph::MotifGroundTruth> truth;
-  if (!a.ground_truth.empty()) {
-    truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
-  }
+  const std::unique_ptr<graph::MotifGroundTruth> truth = load_ground_truth(a.ground_truth, d);
   const std::vector<int64_t> nodes = target_nodes(a, d);
   graph::ExplainOptions options;
   options.method = graph::explain_method_from_name(a.method);
@@ -188,10 +191,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
 int run_eval(const EvalArgs& a, Context& ctx) {
   ModelAndData m = load_model_and_data(a.data, a.checkpoint, ctx);
   const graph::NodeDataset& d = m.trained.data.dataset;
-  std::unique_ptr<graph::MotifGroundTruth> truth;
-  if (!a.ground_truth.empty()) {
-    truth = std::make_unique<graph::MotifGroundTruth>(graph::load_motif_ground_truth(a.ground_truth, d.num_nodes));
-  }
+  const std::unique_ptr<graph::MotifGroundTruth> truth = load_ground_truth(a.ground_truth, d);
   std::vector<graph::ExplanationSet> sets;
   for (const std::string& path : a.explanations) {
     sets.push_back(graph::load_explanations(path));
