@@ -48,3 +48,25 @@ def test_layers_lists_the_built_ins():
     assert {"gat", "gatv2", "gcn", "rgcn", "rgat", "graph_transformer"} <= names
     with pytest.raises(ValueError):
         attend.load_plugin("/nonexistent/plugin.so")
+
+
+class _Csr:
+    """What Graph reads of a scipy.sparse matrix (tocsr, shape, indptr, indices, data), so the
+    sparse path is tested without scipy."""
+
+    def __init__(self, dense):
+        rows, cols = np.nonzero(dense)
+        self.shape = dense.shape
+        self.indptr = np.searchsorted(rows, np.arange(dense.shape[0] + 1))
+        self.indices = cols
+        self.data = dense[rows, cols]
+
+    def tocsr(self):
+        return self
+
+
+def test_sparse_features_read_like_dense_ones():
+    dense = np.array([[0, 2, 0], [1, 0, 0], [0, 0, 0], [0, 3, 4]], dtype=np.float32)
+    edge_index = np.array([[0, 1, 2], [1, 2, 3]])
+    assert np.array_equal(attend.Graph(edge_index, x=_Csr(dense)).x, dense)
+    assert np.array_equal(attend.Graph(edge_index, x=dense).x, dense)
