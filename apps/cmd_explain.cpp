@@ -12,6 +12,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
+#include "attend/core/quadrature.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "attend/graph/explain/eraser_aopc.hpp"
 #include "attend/graph/explain/explanation_agreement.hpp"
@@ -36,6 +37,7 @@ namespace {
 struct NodeArgs {
   std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
   int steps = 50;
+  std::string rule = "midpoint";
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   bool quiet = false;
@@ -106,6 +108,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   graph::ExplainOptions options;
   options.method = graph::explain_method_from_name(a.method);
   options.steps = a.steps;
+  options.rule = quadrature_from_name(a.rule);
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
   options.seed = a.seed;
@@ -116,6 +119,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   graph::ExplanationSet set;
   set.method = a.method;
   set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.steps : 0;
+  set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.rule : "";
   set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
   set.num_features = d.num_features();
   ProgressOptions progress;
@@ -153,7 +157,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   }
   if (!a.json.empty()) {
     write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
-                             {"steps", set.steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+                             {"steps", set.steps}, {"rule", set.rule}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
   }
   outputs.commit();
 
@@ -267,7 +271,12 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--method", n->method, "Attribution method: " + methods)
       ->required()
       ->check(CLI::IsMember(graph::explain_method_names()).description(""));
-  node->add_option("--steps", n->steps, "integrated-gradients: midpoint-rule steps")->check(CLI::Range(1, 100000))->capture_default_str();
+  node->add_option("--steps", n->steps, "integrated-gradients: points of the path integral")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  node->add_option("--rule", n->rule, "integrated-gradients: quadrature rule (midpoint, gauss-legendre)")
+      ->check(CLI::IsMember(quadrature_names()).description(""))
+      ->capture_default_str();
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))
       ->capture_default_str();

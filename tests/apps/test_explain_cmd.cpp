@@ -49,6 +49,7 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   REQUIRE(set.explanations.size() == 2);
   CHECK(set.explanations[0].node == 300);
   CHECK(set.steps == 20);
+  CHECK(set.rule == "midpoint");
   CHECK(std::isfinite(set.explanations[0].feature_completeness_gap));
   const std::string picture = testing::read_text_file(ig + ".node300.svg");
   CHECK(picture.find("<svg") == 0);
@@ -58,6 +59,13 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
                "integrated-gradients", "--steps", "20", "--out", again, "--ground-truth", t.data, "--quiet"})
               .code == 0);
   CHECK(testing::read_text_file(again + ".node300.svg") == picture);  // the same picture again
+  const std::string gauss = t.tmp.file("gauss");
+  REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300", "--method",
+               "integrated-gradients", "--steps", "20", "--rule", "gauss-legendre", "--out", gauss, "--quiet"})
+              .code == 0);
+  const graph::ExplanationSet gauss_set = graph::load_explanations(gauss + ".h5");
+  CHECK(gauss_set.rule == "gauss-legendre");
+  CHECK(gauss_set.explanations[0].edge_score != set.explanations[0].edge_score);  // other points, other sums
 
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
@@ -126,6 +134,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "attention", "--out", out}), "exports none"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--class", "7", "--out", out}), "4 classes"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--steps", "0", "--out", out}), "--steps"},
+      {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--rule", "simpson", "--out", out}), "--rule"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

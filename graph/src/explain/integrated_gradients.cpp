@@ -15,11 +15,12 @@ namespace {
 /// and df/d(scaled) for `copies` copies of the computation graph (replicate), copy k holding
 /// a_k * input in rows [k m, (k + 1) m). `per_batch` copies run per pass.
 template <class Gradient>
-IntegratedGradients integrate_from_zero(const ComputationGraph& cg, const Tensor& input, int steps, int64_t per_batch,
-                                        const Gradient& gradient) {
-  ATTEND_CHECK(steps >= 1, "integrated gradients with " << steps << " steps");
+IntegratedGradients integrate_from_zero(const ComputationGraph& cg, const Tensor& input, const QuadratureRule& rule,
+                                        int64_t per_batch, const Gradient& gradient) {
+  const auto steps = static_cast<int64_t>(rule.points.size());
+  ATTEND_CHECK(steps >= 1 && rule.weights.size() == rule.points.size(), "integrated gradients with " << steps << " steps");
   const int64_t size = input.numel();
-  std::vector<double> integral(static_cast<std::size_t>(size), 0.0);  // sum over steps of df/dinput(a_k input)
+  std::vector<double> integral(static_cast<std::size_t>(size), 0.0);  // sum over steps of w_k df/dinput(a_k input)
   PreparedNodeData batch_graph;
   int64_t batch_graph_copies = 0;
   for (int64_t first = 0; first < steps; first += per_batch) {
@@ -32,18 +33,20 @@ IntegratedGradients integrate_from_zero(const ComputationGraph& cg, const Tensor
     shape[0] *= copies;
     Tensor scaled(shape);  // copy k holds a_{first + k} input
     for (int64_t k = 0; k < copies; ++k) {
-      const auto a = static_cast<float>((static_cast<double>(first + k) + 0.5) / steps);
+      const auto a = static_cast<float>(rule.points[static_cast<std::size_t>(first + k)]);
       for (int64_t i = 0; i < size; ++i) scaled[k * size + i] = a * input[i];
     }
     const Tensor g = gradient(batch_graph, scaled, copies).gradient;
-    for (int64_t k = 0; k < copies; ++k)
-      for (int64_t i = 0; i < size; ++i) integral[i] += g[k * size + i];
+    for (int64_t k = 0; k < copies; ++k) {
+      const double w = rule.weights[static_cast<std::size_t>(first + k)];
+      for (int64_t i = 0; i < size; ++i) integral[i] += w * g[k * size + i];
+    }
   }
   IntegratedGradients out;
   out.attribution = Tensor(input.shape());
   double total = 0.0;
   for (int64_t i = 0; i < size; ++i) {
-    const double a = static_cast<double>(input[i]) * integral[i] / steps;
+    const double a = static_cast<double>(input[i]) * integral[i];
     out.attribution[i] = static_cast<float>(a);
     total += a;
   }
@@ -56,20 +59,22 @@ IntegratedGradients integrate_from_zero(const ComputationGraph& cg, const Tensor
 }  // namespace
 
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, int steps, int64_t batch_values) {
+                                                  int64_t cls, const QuadratureRule& rule, int64_t batch_values) {
   const Tensor x = dense_features(cg);  // [n, F]
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1, std::max(steps, 1));
-  return integrate_from_zero(cg, x, steps, per_batch,
+  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
+  const int64_t per_batch = std::clamp<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1, steps);
+  return integrate_from_zero(cg, x, rule, per_batch,
                              [&](const PreparedNodeData& graph, const Tensor& features, int64_t copies) {
                                return feature_gradient(model, graph.graph, features, cg.target, cls, copies);
                              });
 }
 
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               int steps, int64_t batch_values) {
+                                               const QuadratureRule& rule, int64_t batch_values) {
   const int64_t n = cg.num_nodes(), e_count = cg.data.graph.plain().num_edges();
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / (n + e_count), 1, std::max(steps, 1));
-  return integrate_from_zero(cg, Tensor({e_count}, 1.0f), steps, per_batch,
+  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
+  const int64_t per_batch = std::clamp<int64_t>(batch_values / (n + e_count), 1, steps);
+  return integrate_from_zero(cg, Tensor({e_count}, 1.0f), rule, per_batch,
                              [&](const PreparedNodeData& graph, const Tensor& mask, int64_t copies) {
                                return edge_gradient(model, graph, mask, cg.target, cls, copies);
                              });
