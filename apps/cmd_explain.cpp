@@ -474,8 +474,8 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   contacts->add_option("--pair", c->pair,
                        "evoformer: the contact to attribute, 1-based columns (default: the top-scored pair at least 24 apart)")
       ->type_name("I,J");
-  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients midpoint steps")
-      ->check(CLI::Range(1, 100000))
+  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients midpoint steps (0: the heads only, no attribution)")
+      ->check(CLI::Range(0, 100000))
       ->capture_default_str();
   contacts->add_option("--heads", c->heads, "factored: attention heads (default 16)")->check(at_least(1));
   contacts->add_option("--max-iterations", c->max_iterations,

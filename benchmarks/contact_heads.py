@@ -8,8 +8,8 @@ single head's long-range P@L/5 beside that of the method's full scores (factored
 the coupling norms; evoformer: the model's probabilities), and how many heads reach the full
 score. `--markdown` prints the table for docs/results.md.
 
-The evoformer runs attribute one contact too (the command always does); `--steps 2` keeps
-that part short, since only the head maps are tabulated here.
+The evoformer runs skip the attribution of a contact (`--steps 0`): only the head maps are
+tabulated here.
 
 Usage: contact_heads.py [--attend build/apps/attend] [--methods factored,evoformer]
            [--family ID ...] [--threads 1] [--json OUT] [--markdown]
@@ -44,7 +44,7 @@ def explain(attend, method, msa, truth, threads, workdir):
     command = [attend, "--threads", str(threads), "explain", "contacts", "--msa", str(msa), "--method", method,
                "--truth", str(truth), "--out", str(out), "--json", str(out) + ".json", "--quiet"]
     if method == "evoformer":
-        command += ["--steps", "2"]
+        command += ["--steps", "0"]
     start = time.time()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return json.loads(Path(str(out) + ".json").read_text()), time.time() - start

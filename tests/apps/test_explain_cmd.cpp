@@ -114,6 +114,16 @@ TEST_CASE("explain contacts --method evoformer attributes a contact to columns a
   for (const char* suffix : {".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
     CHECK(testing::read_text_file(t.tmp.file(std::string("e2") + suffix)) == testing::read_text_file(t.tmp.file(std::string("e1") + suffix)));
   }
+
+  // --steps 0: the heads only, the same table.
+  const Result heads = run({"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "0", "--max-iterations",
+                            "5", "--truth", t.truth, "--out", t.tmp.file("h"), "--quiet"});
+  INFO(heads.err);
+  REQUIRE(heads.code == 0);
+  CHECK(heads.out.find("integrated gradients") == std::string::npos);
+  CHECK(testing::read_text_file(t.tmp.file("h.heads.tsv")) == testing::read_text_file(t.tmp.file("e1.heads.tsv")));
+  CHECK_FALSE(std::filesystem::exists(t.tmp.file("h.columns.svg")));
+  CHECK_FALSE(Hdf5File::open(t.tmp.file("h.h5")).exists("/attribution"));
 }
 
 TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
@@ -132,6 +142,8 @@ TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no
       {with({"--pair", "4,4"}), "two different columns"},
       {with({"--pair", "1;2"}), "expected two 1-based columns"},
       {with({"--pair", "1,2x"}), "expected two 1-based columns"},
+      {{"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "0", "--pair", "1,9", "--out", out},
+       "--steps >= 1"},
       {{"explain", "contacts", "--msa", t.msa, "--method", "factored", "--pair", "1,9", "--out", out}, "--method evoformer"},
       {{"explain", "contacts", "--msa", t.msa, "--method", "potts", "--out", out}, "--method"},
       {{"explain", "contacts", "--msa", t.tmp.file("none.aln"), "--method", "factored", "--out", out}, "none.aln"},

@@ -37,7 +37,7 @@ struct ContactExplainOptions {
   /// evoformer: the explained pair (0-based, input numbering); none: top_long_range_pair of
   /// the model's probabilities. Ignored (must be none) for factored.
   std::optional<std::pair<int64_t, int64_t>> pair;
-  /// evoformer: integrated-gradients steps (>= 1).
+  /// evoformer: integrated-gradients steps; 0: no attribution (the heads only).
   int steps = 50;
 };
 
@@ -52,8 +52,8 @@ struct ContactExplanation {
   HeadContactMaps heads;
   /// With a truth: each head's precision (evaluate_heads), in head order.
   std::vector<ContactPrecision> head_precision;
-  /// evoformer: the attribution of one contact, and the alignment rows and names of the S
-  /// sequences the model read (row 0 the query).
+  /// evoformer with steps >= 1: the attribution of one contact, and the alignment rows and
+  /// names of the S sequences the model read (row 0 the query).
   std::optional<ContactAttribution> attribution;
   std::vector<int64_t> sequence_rows;
   std::vector<std::string> sequence_names;
@@ -67,9 +67,9 @@ struct ContactExplainProgress {
 };
 
 /// Explain the predictor `options.method` on `input` (read_contact_input; `source` names it in
-/// messages). Throws attend::InputError for potts, for a pair with factored, for a pair outside
-/// the alignment or closer than 1 apart, and for a model file that does not hold a contact
-/// model. Deterministic for any thread count.
+/// messages). Throws attend::InputError for potts, for a pair with factored or with no steps,
+/// for a pair outside the alignment or of one column twice, and for a model file that does not
+/// hold a contact model. Deterministic for any thread count.
 ContactExplanation explain_contacts(const AlignmentFeatures& input, const std::string& source,
                                     const ContactExplainOptions& options, const ContactExplainProgress& progress = {});
 
