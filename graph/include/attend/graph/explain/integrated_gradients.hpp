@@ -5,17 +5,15 @@
 /// or on a soft edge mask m over its plain edges (GraphContext::with_edge_mask), the input
 /// being m = 1 (every message whole) and the baseline m = 0 (no message but self-loops):
 ///   IG_e = integral over a in [0, 1] of df/dm_e (a 1) da,
-/// the integral by an S-point quadrature rule on [0, 1] (core/quadrature.hpp: the midpoint
-/// rule, error O(1/S^2) for a smooth f, or Gauss-Legendre, exact for a polynomial path of
-/// degree 2S - 1; for a ReLU model the gradient jumps along the path and neither rule gains
-/// its order, so the gap falls roughly as 1/S with both). Completeness (their Prop. 1) says that sum_vf IG_vf =
-/// f(x) - f(0); the gap between the two is reported, so a user can see whether S suffices.
+/// the integral by an S-point quadrature rule on [0, 1] (attend::integrate_from_zero,
+/// core/path_integral.hpp, which reports the completeness gap sum_vf IG_vf - (f(x) - f(0))).
 /// Steps run in batches: each batch is one forward and one backward pass over disjoint copies
 /// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1), where a_k is
 /// the rule's k-th point.
 
 #include <cstdint>
 
+#include "attend/core/path_integral.hpp"
 #include "attend/core/quadrature.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/explain/computation_graph.hpp"
@@ -23,13 +21,9 @@
 
 namespace attend::graph {
 
-struct IntegratedGradients {
-  Tensor attribution;            ///< [n, F] (features) or [E] (edges: plain edges of cg.data)
-  double value = 0.0;            ///< f(input)
-  double baseline_value = 0.0;   ///< f(baseline)
-  /// sum of the attributions - (f(input) - f(baseline))
-  double completeness_gap = 0.0;
-};
+/// Attributions ([n, F] for features, [E] for edges: plain edges of cg.data), f(input),
+/// f(baseline) and the completeness gap.
+using IntegratedGradients = PathIntegral;
 
 /// `rule` has at least one point; `batch_values` bounds copies x n x F per batch (at least one copy).
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
