@@ -14,10 +14,12 @@
 ///   graph (neighbor_sampler.hpp, the training fan-outs or others), as NeighborLoader
 ///   evaluation does; approximate, and random but fixed for the options' seed.
 ///
-/// Layer-wise and full give the same predictions up to float rounding: a node's attention
-/// softmax and aggregation run over the same in-edges in the same order, but the dense
-/// projections x W are computed over other row blocks, whose GEMM blocking may round
-/// differently (tests/graph/test_node_inference.cpp states the tolerance it checks).
+/// Layer-wise and full give the same logits up to float rounding, not bit for bit: a batch's
+/// 1-hop graph numbers its nodes locally (the batch first), and a node's in-edges are summed
+/// (softmax, aggregation, sparse products) in the order of those local ids, not the whole
+/// graph's. The differences are of the order of one rounding step (about 1e-7 on logits of
+/// order 1 in tests/graph/test_node_inference.cpp, which checks 2e-6); a single batch of all
+/// nodes in order numbers them as the whole graph does and gives the same bits.
 /// Sampled inference with every fan-out -1 is the same computation graph as layer-wise.
 
 #include <cstdint>
