@@ -120,7 +120,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
           model->eval();
           Var logits = model->forward(data.features, data.graph, 0);
           const double loss = ops::cross_entropy(logits, d.labels, val_rows).value().item();
-          return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows), {}};
+          return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows),
+                             {{"train_acc", accuracy(logits.value(), d.labels, d.train)}}};
         });
   } catch (const InputError& e) {
     rethrow_naming_model(e, spec);
@@ -131,6 +132,11 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   result.epochs = fit.epochs_run;
   result.best_epoch = to.restore_best ? fit.best_epoch : fit.epochs_run - 1;
   result.seconds = fit.seconds;
+  for (const EpochRecord& r : fit.history) {
+    const bool val = !d.val.empty();
+    const double train_acc = r.eval.extras.empty() ? NAN : r.eval.extras.front().second;
+    result.history.push_back({r.train_loss, train_acc, val ? r.eval.val_loss : NAN, val ? r.eval.val_metric : NAN});
+  }
   {
     NoGradGuard no_grad;
     model->eval();
