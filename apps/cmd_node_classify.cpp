@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/read_progress.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/load_dataset.hpp"
@@ -68,7 +69,13 @@ void print_runs_table(const std::vector<graph::NodeRunResult>& results, const gr
 
 int run_train(const TrainArgs& a, Context& ctx) {
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
-  graph::NodeDataset dataset = graph::load_node_dataset(a.data);
+  ProgressOptions reading;
+  reading.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  reading.every = 64;  // plain mode: a line per 64 MiB read
+  graph::NodeDataset dataset = [&] {
+    const io::ReadProgress progress(reading);
+    return graph::load_node_dataset(a.data);
+  }();
   print_warnings(dataset, ctx.err);
   if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
   if (a.validation_fraction > 0.0) {

@@ -1,6 +1,7 @@
 // NumPy's own files read back: Debian's /usr/bin/python3 (python3-numpy) writes random
 // arrays with numpy.savez_compressed, numpy.savez and numpy.save (several dtypes), and the
-// same values as plain text; attend reads both and they must agree exactly.
+// same values as plain text (some arrays in Fortran order); attend reads both and they must
+// agree exactly.
 //
 // Exit status: 0 pass, 1 fail, 77 skipped (no /usr/bin/python3 or no numpy).
 
@@ -51,8 +52,10 @@ np.savez(os.path.join(out, "stored.npz"), edge_index=edge_index.astype(np.uint16
          edge_attr=edge_attr)
 folder = os.path.join(out, "folder")
 os.mkdir(folder)
-for name, array in dict(edge_index=edge_index.astype(np.int32), x=x, y=y.astype(np.int16), train_mask=mask(train),
-                        val_mask=mask(val).astype(np.uint8), test_mask=mask(test), edge_attr=edge_attr).items():
+# Fortran-order arrays (a transposed array saved as it is) where the folder has two dimensions.
+for name, array in dict(edge_index=np.asfortranarray(edge_index.astype(np.int32)), x=np.asfortranarray(x),
+                        y=y.astype(np.int16), train_mask=mask(train), val_mask=mask(val).astype(np.uint8),
+                        test_mask=mask(test), edge_attr=edge_attr.T.copy().T).items():
     np.save(os.path.join(folder, name + ".npy"), array)
 
 # The same values as the plain-text layout (and the edge features, one row per line).

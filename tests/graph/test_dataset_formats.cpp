@@ -179,7 +179,9 @@ TEST_CASE("the .npy reader takes every integer and float width and refuses what 
   CHECK(f.to_float("a") == std::vector<float>{0.5f});
   CHECK_THAT(error_of([&] { f.to_int64("edge_index"); }), Contains("edge_index: expected integers"));
   CHECK_THAT(error_of([&] { io::parse_npy(npy(">i8", "(0,)", ""), "s"); }), Contains("s: big-endian dtype '>i8'"));
-  CHECK_THAT(error_of([&] { io::parse_npy(npy("<i8", "(0,)", "", true), "s"); }), Contains("Fortran-order"));
+  // Fortran order (a transposed array): [[1, 2, 3], [4, 5, 6]] stored column by column.
+  const std::string column_major("\x01\x04\x02\x05\x03\x06", 6);
+  CHECK(io::parse_npy(npy("|u1", "(2, 3)", column_major, true), "s").to_int64("s") == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
   CHECK_THAT(error_of([&] { io::parse_npy(npy("<c8", "(0,)", ""), "s"); }), Contains("expected bool, integers"));
   CHECK_THAT(error_of([&] { io::parse_npy(npy("<i8", "(2,)", std::string(15, '\0')), "s"); }),
              Contains("shape (2,) of 8-byte elements needs 16 data bytes, the file has 15"));

@@ -176,7 +176,27 @@ namespace {
 struct NpyLayout {
   std::size_t data_start = 0;
   uint64_t data_bytes = 0;
+  bool fortran_order = false;  ///< the elements are stored column-major
 };
+
+/// `data` of an array of `shape` stored in Fortran (column-major) order, in C order.
+std::string to_c_order(const std::string& data, const std::vector<int64_t>& shape, int item_size) {
+  const std::size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0), stride(rank, 1);  // stride: column-major, in elements
+  for (std::size_t k = 1; k < rank; ++k) stride[k] = stride[k - 1] * shape[k - 1];
+  std::string out(data.size(), '\0');
+  const auto size = static_cast<std::size_t>(item_size);
+  for (std::size_t c = 0; c * size < data.size(); ++c) {
+    int64_t from = 0;
+    for (std::size_t k = 0; k < rank; ++k) from += index[k] * stride[k];
+    std::memcpy(out.data() + c * size, data.data() + static_cast<std::size_t>(from) * size, size);
+    for (std::size_t k = rank; k-- > 0;) {  // the next C-order index: the last dimension runs fastest
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
 
 /// The bytes of the header (magic, version, length, dict) that `prefix` must hold: 0 when
 /// `prefix` is too short to tell yet.
@@ -207,7 +227,6 @@ NpyArray parse_header(const std::string& bytes, const std::string& source, NpyLa
   std::string descr;
   bool fortran_order = false;
   HeaderParser(header, source).parse(descr, fortran_order, a.shape);
-  if (fortran_order) fail("a Fortran-order array (expected C order: numpy.ascontiguousarray before saving)");
   if (descr.size() < 3) fail("dtype " + quoted_input(descr) + " (expected e.g. '<i8', '<f4', '|b1')");
   const char order = descr[0], kind = descr[1];
   const std::string size_text = descr.substr(2);
@@ -233,7 +252,7 @@ NpyArray parse_header(const std::string& bytes, const std::string& source, NpyLa
     if (d != 0 && bytes_needed > (uint64_t{1} << 62) / static_cast<uint64_t>(d)) fail("shape " + a.shape_text() + " is too large");
     bytes_needed *= static_cast<uint64_t>(d);
   }
-  layout = {end, bytes_needed};
+  layout = {end, bytes_needed, fortran_order};
   return a;
 }
 
@@ -251,7 +270,7 @@ NpyArray parse_npy(std::string bytes, const std::string& source) {
   const uint64_t available = bytes.size() - layout.data_start;
   if (available != layout.data_bytes) wrong_size(a, layout, available);
   bytes.erase(0, layout.data_start);
-  a.data = std::move(bytes);
+  a.data = layout.fortran_order ? to_c_order(bytes, a.shape, a.item_size) : std::move(bytes);
   return a;
 }
 
@@ -280,7 +299,7 @@ NpyArray read_npy(const std::string& path) {
   const uint64_t found = bytes.size() - layout.data_start;
   if (found != layout.data_bytes) wrong_size(a, layout, found);
   bytes.erase(0, layout.data_start);
-  a.data = std::move(bytes);
+  a.data = layout.fortran_order ? to_c_order(bytes, a.shape, a.item_size) : std::move(bytes);
   return a;
 }
 

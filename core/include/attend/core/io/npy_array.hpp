@@ -3,8 +3,9 @@
 /// magic "\x93NUMPY", a version, a header length (2 bytes in 1.0, 4 bytes after), a Python
 /// dict literal `{'descr': '<i8', 'fortran_order': False, 'shape': (2, 10556), }` and the
 /// raw elements. Read here: little-endian (or one-byte) booleans, signed and unsigned
-/// integers of 1, 2, 4 or 8 bytes and float32 / float64, in C order. Anything else (big-endian,
-/// Fortran order, structured or object dtypes, a pickle) is an InputError saying what was found.
+/// integers of 1, 2, 4 or 8 bytes and float32 / float64, in C order or in Fortran order (what
+/// numpy.save writes for a transposed array; reordered to C order on reading). Anything else
+/// (big-endian, structured or object dtypes, a pickle) is an InputError saying what was found.
 
 #include <cstdint>
 #include <string>
@@ -20,7 +21,7 @@ struct NpyArray {
   NpyKind kind = NpyKind::kFloat;
   int item_size = 0;           ///< bytes per element: 1, 2, 4 or 8
   std::vector<int64_t> shape;  ///< [] for a scalar
-  std::string data;            ///< numel * item_size bytes, little-endian, C order
+  std::string data;            ///< numel * item_size bytes, little-endian, C order (as read, or reordered)
 
   int64_t numel() const;
   /// The shape as "(2, 5)", as NumPy prints it.
