@@ -106,7 +106,9 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
 
   const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
   TrainResult fit;
-  try {  // a diverging loss (too high a learning rate) is an error in the model file
+  // A diverging loss (too high a learning rate) is an error in the model file; a model that
+  // does not fit the data (edge_dim on a graph without edge features) names the dataset too.
+  try {
     fit = trainer.fit(
         [&](int epoch) {
           model->train();
@@ -124,7 +126,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
                              {{"train_acc", accuracy(logits.value(), d.labels, d.train)}}};
         });
   } catch (const InputError& e) {
-    rethrow_naming_model(e, spec);
+    rethrow_naming_model(e.file().empty() ? InputError(std::string(e.what()) + " (dataset " + d.name + ")") : e, spec);
   }
 
   NodeRunResult result;
