@@ -126,22 +126,18 @@ NodeDataset load_numpy_dataset(const std::string& path) {
     arrays.edge_type = t.to_int64("edge_type");
     arrays.directed = true;
   }
-  std::optional<io::NpyArray> edge_attr;
   if (files.has("edge_attr")) {
-    edge_attr = files.read("edge_attr");
-    const std::vector<int64_t>& s = edge_attr->shape;
+    const io::NpyArray edge_attr = files.read("edge_attr");
+    const std::vector<int64_t>& s = edge_attr.shape;
     if (s.empty() || s.size() > 2 || s[0] != edges.shape[1] || (s.size() == 2 && s[1] < 1)) {
-      wrong_shape(*edge_attr, "edge_attr", "(E,) or (E, D) with E = " + std::to_string(num_edges));
+      wrong_shape(edge_attr, "edge_attr", "(E,) or (E, D) with E = " + std::to_string(num_edges));
     }
+    arrays.edge_feature_dim = s.size() == 2 ? s[1] : 1;
+    arrays.edge_features = edge_attr.to_float("edge_attr");
   }
   NodeDataset d;
   try {
     d = dataset_from_arrays(std::move(arrays));
-    if (edge_attr) {
-      d.edge_feature_dim = edge_attr->shape.size() == 2 ? edge_attr->shape[1] : 1;
-      d.edge_features = edge_attr->to_float("edge_attr");
-      d.validate();
-    }
   } catch (const InputError& e) {
     if (!e.file().empty()) throw;
     throw InputError(path, 0, e.what());

@@ -56,6 +56,13 @@ def test_load_graph_reads_what_numpy_saves(tmp_path):
     assert np.array_equal(g.y, y)
     assert np.array_equal(g.train, np.flatnonzero(train))
     assert np.array_equal(g.test, [7, 9])
+    assert g.edge_attr is None
+    edge_attr = rng.normal(size=(30, 2)).astype(np.float32)
+    np.savez(tmp_path / "e.npz", edge_index=edge_index, edge_attr=edge_attr)
+    assert np.array_equal(attend.load_graph(str(tmp_path / "e.npz")).edge_attr, edge_attr)
+    assert np.array_equal(attend.Graph(edge_index, edge_attr=edge_attr).edge_attr, edge_attr)
+    with pytest.raises(ValueError, match="edge_attr must have one row per edge"):
+        attend.Graph(edge_index, edge_attr=edge_attr[:5])
     np.savez(tmp_path / "bad.npz", edge_index=edge_index.T)
     with pytest.raises(ValueError, match=r"edge_index: expected shape \(2, E\), found \(30, 2\)"):
         attend.load_graph(str(tmp_path / "bad.npz"))
