@@ -204,6 +204,13 @@ TEST_CASE("damaged .npz archives and arrays of the wrong shape are input errors"
   CHECK_THAT(error_of([&] { load_numpy_dataset(write(dir.path() / "t.npz", good.substr(0, good.size() / 2))); }),
              Contains("t.npz: not a valid zip archive"));
   CHECK_THAT(error_of([&] { load_numpy_dataset(write(dir.path() / "n.npz", "not a zip")); }), Contains("not a valid zip archive"));
+  // The first member's declared size (central directory entry, offset 24) made smaller than its data.
+  std::string short_size = good;
+  const std::size_t entry = short_size.find("PK\x01\x02");
+  REQUIRE(entry != std::string::npos);
+  short_size.replace(entry + 24, 4, std::string("\x0a\0\0\0", 4));
+  CHECK_THAT(error_of([&] { load_numpy_dataset(write(dir.path() / "s.npz", short_size)); }),
+             Contains("s.npz: member 'edge_index.npy': inflates past its declared 10 bytes"));
 
   const fs::path folder = dir.path() / "arrays";
   fs::copy(kFixtures + "/ring_npy", folder);

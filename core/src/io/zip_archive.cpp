@@ -8,6 +8,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/memory_budget.hpp"
 #include "attend/core/quoted_input.hpp"
 
 namespace attend::io {
@@ -140,6 +141,11 @@ std::string ZipArchive::read(const std::string& name) {
   const std::string local = read_at(m.local_offset, 30);
   if (le(local, 0, 4) != kLocalHeader) fail("no local header at byte " + std::to_string(m.local_offset));
   const uint64_t data_at = m.local_offset + 30 + le(local, 26, 2) + le(local, 28, 2);
+  try {  // a member that claims more than the machine holds (a zip bomb) is refused before inflating
+    require_memory(static_cast<double>(m.size), "member " + quoted_input(name));
+  } catch (const InputError& e) {
+    throw InputError(path_, 0, e.what());
+  }
   const std::string packed = read_at(data_at, m.compressed_size);
   std::string out;
   if (m.method == 0) {

@@ -19,8 +19,9 @@ class ZipArchive {
   /// The members' names, in directory order.
   std::vector<std::string> names() const;
   bool contains(const std::string& name) const;
-  /// The uncompressed bytes of member `name`: InputError when it is absent, its data runs
-  /// past the file, inflates to another size than declared, or fails its CRC-32.
+  /// The uncompressed bytes of member `name`: InputError when it is absent, declares more
+  /// bytes than the memory budget (memory_budget.hpp), its data runs past the file, it
+  /// inflates to another size than declared, or fails its CRC-32.
   std::string read(const std::string& name);
   const std::string& path() const { return path_; }
 
