@@ -1,6 +1,7 @@
 // The data users already have: NumPy arrays (.npz, a folder of .npy), OGB's node folder,
 // NetworkX and CSV edge lists, the edge-feature file of the text layouts and a LINQS split,
-// each read into the same dataset; edge features through the graph file and GraphContext.
+// each read into the same dataset; edge features through the graph file and GraphContext;
+// the training-curves picture.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "attend/graph/linqs.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/numpy_dataset.hpp"
+#include "attend/graph/training_curves.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -333,4 +335,29 @@ TEST_CASE("edge features survive the graph file and reach both views of the grap
   CHECK_THAT(error_of([&] { bad.validate(); }), Contains("non-finite edge feature value (nan) on edge 1"));
   bad.edge_features.pop_back();
   CHECK_THAT(error_of([&] { bad.validate(); }), Contains("23 edge feature values for 12 edges of 2 features"));
+}
+
+TEST_CASE("the training curves picture draws each finite series in its panel and colour", "[graph]") {
+  const auto count = [](const RgbImage& image, int64_t from_x, int64_t to_x, uint8_t r, uint8_t g, uint8_t b) {
+    int64_t n = 0;
+    for (int64_t y = 0; y < image.height; ++y) {
+      for (int64_t x = from_x; x < to_x; ++x) {
+        const uint8_t* p = image.pixels.data() + (y * image.width + x) * 3;
+        n += p[0] == r && p[1] == g && p[2] == b;
+      }
+    }
+    return n;
+  };
+  std::vector<NodeEpoch> history;
+  for (int e = 0; e < 20; ++e) history.push_back({2.0 / (e + 1), 0.05 * e, 2.5 / (e + 1), 0.04 * e});
+  const RgbImage with_val = training_curves_image(history);
+  const int64_t half = with_val.width / 2;
+  CHECK(count(with_val, 0, half, 31, 119, 180) > 100);    // training loss, left
+  CHECK(count(with_val, 0, half, 255, 127, 14) > 100);    // validation loss, left
+  CHECK(count(with_val, half, with_val.width, 31, 119, 180) > 100);  // training accuracy, right
+  CHECK(count(with_val, half, with_val.width, 255, 127, 14) > 100);  // validation accuracy, right
+  for (NodeEpoch& e : history) e.val_loss = e.val_acc = NAN;  // no validation split
+  const RgbImage without_val = training_curves_image(history);
+  CHECK(count(without_val, 0, without_val.width, 255, 127, 14) == 0);
+  CHECK(count(without_val, 0, half, 31, 119, 180) > 100);
 }
