@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "convert_graph.hpp"
 #include "convert_msa.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -18,8 +19,14 @@ Command add_convert_command(CLI::App& parent, Context& context) {
   files->output(app->add_option("--to", *to, "Output HDF5 file (written atomically)")->required()->type_name("FILE"));
   auto g = std::make_shared<ConvertGraphArgs>();
   files->input(app->add_option("--graph", g->graph,
-                               "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS) or .h5")
+                               "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS, OGB node "
+                               "property, NumPy .npy files), .npz, edge list (.edgelist, .edges, .csv) or .h5")
                    ->type_name("PATH"));
+  app->add_option("--split-fractions", g->split_fractions,
+                  "Split the labelled nodes at random: TRAIN,VAL fractions (the rest is test), replacing any split")
+      ->expected(2)->delimiter(',')->check(within(0.0, 1.0))->type_name("TRAIN,VAL");
+  app->add_option("--split-seed", g->split_seed, "Seed of --split-fractions")->check(seed())->capture_default_str();
+  app->add_flag("--quiet", g->quiet, "No progress line while reading large files");
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
   auto msa = add_convert_msa_options(app, *files);

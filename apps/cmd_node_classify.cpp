@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/read_progress.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_prediction_files.hpp"
 #include "attend/graph/node_training.hpp"
 #include "attend/graph/trained_node_model.hpp"
+#include "attend/graph/training_curves.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
@@ -33,7 +35,7 @@ struct SamplingArgs {
 };
 
 struct TrainArgs {
-  std::string data, model = "gat", save, json;
+  std::string data, model = "gat", save, json, plot;
   int runs = 1, epochs = -1, patience = -1;
   uint64_t seed = 0, validation_seed = 0;
   double validation_fraction = 0.0;
@@ -152,7 +154,13 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   const std::optional<graph::MiniBatchOptions> minibatch = minibatch_options(a.sampling, app);
   const graph::InferenceOptions inference = inference_options(a.sampling);
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
-  graph::NodeDataset dataset = graph::load_node_dataset(a.data);
+  ProgressOptions reading;
+  reading.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  reading.every = 64;  // plain mode: a line per 64 MiB read
+  graph::NodeDataset dataset = [&] {
+    const io::ReadProgress progress(reading);
+    return graph::load_node_dataset(a.data);
+  }();
   print_warnings(dataset, ctx.err);
   if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
   if (a.validation_fraction > 0.0) {
@@ -205,9 +213,17 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
     ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
             << "  test " << percent(res.test_acc) << "  (" << res.epochs << " epochs, best " << res.best_epoch + 1
             << ", " << std::fixed << std::setprecision(2) << res.seconds << " s)\n";
+    nlohmann::json history = nlohmann::json::array();
+    for (std::size_t epoch = 0; epoch < res.history.size(); ++epoch) {
+      const graph::NodeEpoch& h = res.history[epoch];
+      history.push_back({{"epoch", epoch + 1}, {"train_loss", number_or_null(h.train_loss)},
+                         {"train_acc", number_or_null(h.train_acc)}, {"val_loss", number_or_null(h.val_loss)},
+                         {"val_acc", number_or_null(h.val_acc)}});
+    }
     runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
-                    {"epochs", res.epochs}, {"seconds", res.seconds}});
+                    {"epochs", res.epochs}, {"seconds", res.seconds}, {"history", std::move(history)}});
     if (!a.json.empty()) write_summary();
+    if (r == 0 && !a.plot.empty()) graph::write_training_curves(a.plot, res.history);
     outputs.commit();
   }
   const graph::RunStatistics stats = graph::run_statistics(results);
@@ -217,6 +233,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   if (!data.dataset.val.empty()) ctx.out << "validation accuracy " << what << percent(stats.val_mean) << " +- " << percent(stats.val_sd) << over;
   if (!data.dataset.test.empty()) ctx.out << "test accuracy " << what << percent(stats.test_mean) << " +- " << percent(stats.test_sd) << over;
   if (!a.save.empty()) ctx.out << "model saved to " << a.save << "\n";
+  if (!a.plot.empty()) ctx.out << "training curves drawn in " << a.plot << "\n";
   return 0;
 }
 
@@ -276,7 +293,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   auto t = std::make_shared<TrainArgs>();
   CLI::App* train = app->add_subcommand("train", "Train on a dataset folder; report validation and test accuracy");
   const std::shared_ptr<CommandFiles> train_files = CommandFiles::of(train);
-  train_files->input(train->add_option("--data", t->data, "Dataset folder (plain-text Planetoid layout, RDF + R-GCN split, or LINQS) or graph .h5 file")
+  train_files->input(train->add_option("--data", t->data, "Dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS, OGB, .npy files), .npz, edge list or graph .h5")
       ->required()->type_name("PATH"));
   train_files->input(train->add_option("--model", t->model, "Preset (" + [] {
     std::string names;
@@ -296,7 +313,12 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   train->add_option("--validation-seed", t->validation_seed, "Seed of the held-out choice")->check(seed())->capture_default_str();
   train_files->output(
       train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE"));
-  train_files->output(train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE"));
+  train_files->output(
+      train->add_option("--json", t->json, "Write the results as JSON, with each run's per-epoch history")->type_name("FILE"));
+  train_files->output(train->add_option("--plot", t->plot,
+                                        "Draw the first run's training curves (loss and accuracy per epoch, training "
+                                        "split blue, validation orange) as a PNG")
+                          ->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
   add_sampling_options(train, t->sampling, true);
 
@@ -306,10 +328,10 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   predict_files->input(predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
   predict_files->input(
       predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE"));
-  predict_files->output(predict->add_option("--out", p->out, "Predictions TSV: node<TAB>label<TAB>probability")
+  predict_files->output(predict->add_option("--out", p->out, "Predictions table with a header node, label, probability (.csv: CSV, else TSV)")
                             ->required()->type_name("FILE"));
   predict_files->output(
-      predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
+      predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (.tsv / .csv: a table, else HDF5)")
           ->type_name("FILE"));
   add_sampling_options(predict, p->sampling, false);
 

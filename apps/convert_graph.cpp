@@ -2,6 +2,7 @@
 #include "convert_graph.hpp"
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/read_progress.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/tsv_triples.hpp"
@@ -11,13 +12,24 @@ namespace attend::cli {
 int convert_graph(const ConvertGraphArgs& args, Context& context) {
   if (!args.graph.empty() && !args.triples.empty()) throw InputError("give either --graph or --triples, not both");
   if (args.graph.empty() && args.triples.empty()) throw InputError("give --graph PATH or --triples FILE");
-  const graph::NodeDataset d = args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+  ProgressOptions progress;
+  progress.mode = args.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  progress.every = 64;  // plain mode: a line per 64 MiB read
+  graph::NodeDataset d = [&] {
+    const io::ReadProgress reading(progress);
+    return args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+  }();
   for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
+  if (!args.split_fractions.empty()) {
+    graph::split_at_random(d, args.split_fractions.at(0), args.split_fractions.at(1), args.split_seed);
+  }
   graph::save_node_dataset(args.to, d);
   context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
               << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "
               << d.num_classes << " classes, " << d.num_relations() << " relations, split " << d.train.size() << "/"
-              << d.val.size() << "/" << d.test.size() << "\n";
+              << d.val.size() << "/" << d.test.size();
+  if (d.has_edge_features()) context.out << ", " << d.edge_feature_dim << " edge features";
+  context.out << "\n";
   return 0;
 }
 

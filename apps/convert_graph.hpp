@@ -15,12 +15,16 @@ struct ConvertGraphArgs {
   std::string graph;
   std::vector<std::string> triples;
   std::string to;
+  std::vector<double> split_fractions;  ///< empty, or (train, val): graph::split_at_random
+  uint64_t split_seed = 0;
+  bool quiet = false;  ///< no progress line while reading large files
 };
 
-/// Load the dataset, print its loader warnings to `context.err`, write it with
+/// Load the dataset, print its loader warnings to `context.err`, split the labelled nodes at
+/// random when `split_fractions` is given (replacing any split: LINQS has none), write it with
 /// graph::save_node_dataset (atomically) and print one summary line to `context.out`:
 /// `wrote FILE: NAME, N nodes, E (un)directed edges, F features, C classes, R relations,
-/// split a/b/c`. Bad input (both or neither source, an unreadable dataset, an unwritable
+/// split a/b/c` (and `, D edge features` when the edges have them). Bad input (both or neither source, an unreadable dataset, an unwritable
 /// destination) throws InputError; no file is left at `to` on failure. Returns 0.
 int convert_graph(const ConvertGraphArgs& args, Context& context);
 

@@ -54,6 +54,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "bio" / "fixtures"
+FORMATS = ROOT / "tests" / "data" / "formats"  # make_fixtures.py: one graph in the layouts users have
 BROKEN = ROOT / "tests" / "bio" / "broken"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "LeakSanitizer",
                    "ERROR: UndefinedBehaviorSanitizer")
@@ -113,6 +114,8 @@ TINY_GAT = ('{"layers": [{"type": "gat", "heads": 2, "out_channels": 3, "dropout
 TINY_TRANSFORMER = ('{"layers": [{"type": "graph_transformer", "heads": 2, "out_channels": 2, "beta": true},\n'
                     '            {"type": "gatv2", "heads": 1, "share_weights": true}],\n'
                     ' "optimizer": {"type": "adam", "lr": 0.01}, "epochs": 2}\n')
+TINY_EDGE_TRANSFORMER = ('{"layers": [{"type": "graph_transformer", "heads": 2, "out_channels": 2, "edge_dim": 2},\n'
+                         '            {"type": "graph_transformer", "heads": 1, "edge_dim": 2}], "epochs": 2}\n')
 TINY_GRAPHORMER = ('{"layers": [{"type": "graphormer", "heads": 2, "out_channels": 4, "max_distance": 3},\n'
                    '            {"type": "gat"}], "epochs": 2}\n')
 TINY_RGCN = ('{"layers": [{"type": "rgcn", "num_relations": "auto", "out_channels": 4, "num_bases": 2},\n'
@@ -139,10 +142,22 @@ def build_seeds(attend, base):
     rdf_folder(seeds / "rdf")
     linqs_folder(seeds / "linqs")
     write(seeds / "triples.tsv", "a\tknows\tb\nb\tknows\tc\nc\tlikes\ta\nd\tlikes\ta\n")
+    for name in ("ring.npz", "ring.edgelist", "ring.csv"):
+        shutil.copy(FORMATS / name, seeds / name)
+    for name in ("ring_npy", "ogbn_ring"):
+        shutil.copytree(FORMATS / name, seeds / name)
+    planetoid_folder(seeds / "edge-features")
+    write(seeds / "edge-features" / "edge_features.txt",
+          "".join(f"{i} {(i + 1) % 8} {i * 0.5} 1\n" for i in range(8)) + "0 4 2 0\n2 6 3 0\n")
+    linqs_folder(seeds / "linqs-split")
+    write(seeds / "linqs-split" / "split_train.txt", "p0\np1\np2\n")
+    write(seeds / "linqs-split" / "split_val.txt", "p3\n")
+    write(seeds / "linqs-split" / "split_test.txt", "p4\np5\n")
     models = [write(seeds / "json" / name, text) for name, text in
               [("gat.json", TINY_GAT), ("transformer.json", TINY_TRANSFORMER),
                ("graphormer.json", TINY_GRAPHORMER)]]
     rgcn_model = write(seeds / "json" / "rgcn.json", TINY_RGCN)
+    edge_model = write(seeds / "json" / "edge_transformer.json", TINY_EDGE_TRANSFORMER)
     truth = tiny_truth(seeds / "truth.tsv")
     families = write(seeds / "families.txt", f"{FIXTURES / 'tiny.fasta'} {truth}\n"
                                              f"{FIXTURES / 'tiny.a3m'} {truth}\n")
@@ -197,6 +212,11 @@ def build_seeds(attend, base):
         return lambda rng, d, out: ["node-classify", "train", "--data", d, "--model", model, "--epochs", "2",
                                     "--quiet", "--save", f"{out}/m.h5", "--json", f"{out}/r.json"]
 
+    def graph_convert_or_train(rng, f, out):  # the ring fixtures have edge features: the transformer reads them
+        if rng.random() < 0.5:
+            return ["convert", "--graph", f, "--to", f"{out}/g.h5"]
+        return graph_train(str(edge_model))(rng, f, out)
+
     def graph_h5_cmd(rng, f, out):
         if "triples" in Path(f).name or rng.random() < 0.3:  # no labels: convert only
             return ["convert", "--graph", f, "--to", f"{out}/g.h5"]
@@ -231,6 +251,17 @@ def build_seeds(attend, base):
         "linqs": ([seeds / "linqs"], lambda rng, d, out: ["convert", "--graph", d, "--to", f"{out}/g.h5"]),
         "tsv-triples": ([seeds / "triples.tsv"], lambda rng, f, out: ["convert", "--triples", f,
                                                                       "--to", f"{out}/g.h5"]),
+        "numpy-npz": ([seeds / "ring.npz"], graph_convert_or_train),
+        "numpy-npy": ([seeds / "ring_npy"], graph_convert_or_train),
+        "ogb-folder": ([seeds / "ogbn_ring"], graph_convert_or_train),
+        "edge-list": ([seeds / "ring.edgelist", seeds / "ring.csv"], lambda rng, f, out: [
+            "convert", "--graph", f, "--to", f"{out}/g.h5", "--quiet"]),
+        "edge-features": ([seeds / "edge-features"], lambda rng, d, out: rng.choice([
+            ["convert", "--graph", d, "--to", f"{out}/g.h5"],
+            graph_train(str(edge_model))(rng, d, out)])),
+        "linqs-split": ([seeds / "linqs-split"], lambda rng, d, out: rng.choice([
+            ["convert", "--graph", d, "--to", f"{out}/g.h5", "--split-fractions", "0.5,0.25"],
+            graph_train(str(models[0]))(rng, d, out)])),
         "graph-h5": ([h5 / "planetoid.h5", h5 / "rdf.h5", h5 / "triples.h5"], graph_h5_cmd),
         "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
             rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
@@ -391,7 +422,7 @@ def stage_hostile_input(rng, seed, case_in, mutator):
     target = case_in / seed.name
     if seed.is_dir():
         shutil.copytree(seed, target)
-        victim = rng.choice(sorted(p for p in target.iterdir() if p.is_file()))
+        victim = rng.choice(sorted(p for p in target.rglob("*") if p.is_file()))
     else:
         shutil.copy(seed, target)
         victim = target
@@ -434,7 +465,7 @@ def stage_input(rng, seed, case_in):
     if seed.is_dir():
         target = case_in / seed.name
         shutil.copytree(seed, target)
-        victim = rng.choice(sorted(p for p in target.iterdir() if p.is_file()))
+        victim = rng.choice(sorted(p for p in target.rglob("*") if p.is_file()))
         victim, name = mutate_file(rng, victim)
         return target, victim, name
     target = case_in / seed.name

@@ -58,6 +58,14 @@ NodeDataset dataset_from_arrays(DatasetArrays a) {
     for (int64_t r = 0; r < relations; ++r) d.relation_names.push_back(std::to_string(r));
     d.edge_type = std::move(a.edge_type);
   }
+  if (a.edge_feature_dim > 0 || !a.edge_features.empty()) {
+    if (a.edge_feature_dim < 1 || static_cast<int64_t>(a.edge_features.size()) != e * a.edge_feature_dim) {
+      throw InputError("edge_attr must have one row per edge (" + std::to_string(e) + " rows), got " +
+                       std::to_string(a.edge_features.size()) + " values of width " + std::to_string(a.edge_feature_dim));
+    }
+    d.edge_features = std::move(a.edge_features);
+    d.edge_feature_dim = a.edge_feature_dim;
+  }
   d.validate();
   return d;
 }

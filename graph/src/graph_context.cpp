@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/elementwise.hpp"
@@ -64,6 +65,29 @@ std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, co
   const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
   return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
+/// The dataset's edge features [E, D] carried to the edges of `plain` as from_dataset builds
+/// them: a directed edge and its inverse both get the row of the dataset edge; an undirected
+/// pair gets, both ways, the row of the first dataset edge that lists it (either way round).
+Tensor plain_edge_features(const NodeDataset& d, const GraphView& plain) {
+  const int64_t width = d.edge_feature_dim;
+  std::vector<int64_t> origin(static_cast<std::size_t>(plain.num_edges()));  // [E_plain] dataset edge
+  if (d.directed) {
+    for (std::size_t e = 0; e < origin.size(); ++e) origin[e] = static_cast<int64_t>(e / 2);
+  } else {
+    std::unordered_map<uint64_t, int64_t> first;  // unordered pair -> first dataset edge
+    const auto key = [&](int64_t u, int64_t v) {
+      return static_cast<uint64_t>(std::min(u, v)) * static_cast<uint64_t>(d.num_nodes) + static_cast<uint64_t>(std::max(u, v));
+    };
+    for (int64_t e = d.num_edges() - 1; e >= 0; --e) first[key(d.edge_src[e], d.edge_dst[e])] = e;
+    for (std::size_t e = 0; e < origin.size(); ++e) origin[e] = first.at(key(plain.src[e], plain.dst[e]));
+  }
+  Tensor features({plain.num_edges(), width});  // [E_plain, D]
+  for (std::size_t e = 0; e < origin.size(); ++e) {
+    const float* row = d.edge_features.data() + origin[e] * width;
+    std::copy(row, row + width, features.data() + static_cast<int64_t>(e) * width);
+  }
+  return features;
+}
 }  // namespace
 
 GraphContext GraphContext::from_dataset(const NodeDataset& d) {
@@ -88,7 +112,9 @@ GraphContext GraphContext::from_dataset(const NodeDataset& d) {
     }
     num_relations = 2 * r + 1;
   }
-  return from_edges(d.num_nodes, num_relations, std::move(src), std::move(dst), std::move(rel));
+  GraphContext g = from_edges(d.num_nodes, num_relations, std::move(src), std::move(dst), std::move(rel));
+  if (d.has_edge_features()) g.set_edge_features(plain_edge_features(d, g.plain()));
+  return g;
 }
 
 GraphContext GraphContext::from_edges(int64_t num_nodes, int64_t num_relations, std::vector<int64_t> src,

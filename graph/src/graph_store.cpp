@@ -116,6 +116,9 @@ void save_node_dataset(const std::string& path, const NodeDataset& d) {
     file.write_int64("/edges/src", d.edge_src);  // [E]
     file.write_int64("/edges/dst", d.edge_dst);  // [E]
     if (!d.edge_type.empty()) file.write_int64("/edges/type", d.edge_type);  // [E]
+    if (d.has_edge_features()) {
+      file.write_tensor("/edges/features", Tensor({d.num_edges(), d.edge_feature_dim}, d.edge_features));  // [E, D]
+    }
     if (!d.node_names.empty()) file.write_strings("/names/nodes", d.node_names);
     if (!d.class_names.empty()) file.write_strings("/names/classes", d.class_names);
     if (!d.relation_names.empty()) file.write_strings("/names/relations", d.relation_names);
@@ -147,6 +150,15 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   d.edge_src = read_vector(file, "/edges/src");
   d.edge_dst = read_vector(file, "/edges/dst");
   if (file.exists("/edges/type")) d.edge_type = read_vector(file, "/edges/type");
+  if (file.exists("/edges/features")) {
+    const Tensor features = file.read_tensor("/edges/features");  // [E, D]
+    if (features.rank() != 2 || features.dim(1) < 1 || features.dim(0) != d.num_edges()) {
+      throw InputError(path, 0, "/edges/features: expected [E, D] with E = " + std::to_string(d.num_edges()) +
+                                    " and D >= 1, found shape " + shape_to_string(features.shape()));
+    }
+    d.edge_feature_dim = features.dim(1);
+    d.edge_features.assign(features.begin(), features.end());
+  }
   d.node_names = read_optional_strings(file, "/names/nodes");
   d.class_names = read_optional_strings(file, "/names/classes");
   d.relation_names = read_optional_strings(file, "/names/relations");

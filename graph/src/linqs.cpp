@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/io/line_reader.hpp"
 #include "attend/core/quoted_input.hpp"
 
@@ -76,6 +77,40 @@ NodeDataset load_linqs(const std::string& content, const std::string& cites) {
   }
   d.validate();
   return d;
+}
+
+bool read_linqs_split(const std::string& dir, NodeDataset& d) {
+  const auto find = [&](const std::string& name) {
+    for (const std::string& candidate : {name, name + ".gz"}) {
+      const std::string path = (std::filesystem::path(dir) / candidate).string();
+      if (io::path_kind(path) != io::PathKind::kMissing) return path;
+    }
+    return std::string();
+  };
+  if (find("split_train.txt").empty()) return false;
+  std::unordered_map<std::string, int64_t> id_of;
+  for (int64_t i = 0; i < d.num_nodes; ++i) id_of.emplace(d.node_name(i), i);
+  for (auto [name, ids] : {std::pair{"split_train.txt", &d.train}, {"split_val.txt", &d.val}, {"split_test.txt", &d.test}}) {
+    ids->clear();
+    const std::string path = find(name);
+    if (path.empty()) continue;
+    io::LineReader reader(path);
+    std::string line;
+    while (reader.next(line)) {
+      const auto f = io::split_whitespace(line);
+      if (f.empty()) continue;
+      if (f.size() != 1) reader.fail("expected one paper id per line, got " + quoted_input(line));
+      const auto it = id_of.find(f[0]);
+      if (it == id_of.end()) reader.fail("unknown paper id " + quoted_input(f[0]));
+      ids->push_back(it->second);
+    }
+  }
+  try {
+    d.validate();
+  } catch (const InputError& e) {
+    throw InputError(dir, 0, std::string("split: ") + e.what());
+  }
+  return true;
 }
 
 }  // namespace attend::graph

@@ -5,8 +5,12 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/graph/edge_feature_file.hpp"
+#include "attend/graph/edge_list_file.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/linqs.hpp"
+#include "attend/graph/numpy_dataset.hpp"
+#include "attend/graph/ogb_node_folder.hpp"
 #include "attend/graph/planetoid_text.hpp"
 #include "attend/graph/rdf_entities.hpp"
 
@@ -36,16 +40,10 @@ std::string find_with_suffix(const fs::path& dir, const std::string& suffix) {
   }
   return "";
 }
-}  // namespace
 
-NodeDataset load_node_dataset(const std::string& path) {
+/// A text layout's folder: its dataset, without the edge-feature file.
+NodeDataset load_text_folder(const std::string& path) {
   const fs::path dir(path);
-  const io::PathKind kind = io::path_kind(path);
-  if (kind == io::PathKind::kMissing) throw InputError(path, 0, "no such file or folder");
-  if (kind != io::PathKind::kDirectory) {
-    if (dir.extension() == ".h5" || dir.extension() == ".hdf5" || is_hdf5_file(path)) return load_node_dataset_h5(path);
-    throw InputError(path, 0, "expected a dataset folder or an attend.graph HDF5 file (.h5)");
-  }
   if (has_file(dir, "features.coo.txt")) return load_planetoid_text(path);
   if (io::path_kind((dir / "trainingSet.tsv").string()) != io::PathKind::kMissing) {
     RdfEntityFiles files = rdf_folder_files(path);
@@ -57,11 +55,38 @@ NodeDataset load_node_dataset(const std::string& path) {
   }
   const std::string content = find_with_suffix(dir, ".content");
   const std::string cites = find_with_suffix(dir, ".cites");
-  if (!content.empty() && !cites.empty()) return load_linqs(content, cites);
+  if (!content.empty() && !cites.empty()) {
+    NodeDataset d = load_linqs(content, cites);
+    read_linqs_split(path, d);
+    return d;
+  }
   throw InputError(path, 0,
                    "not a dataset folder: expected features.coo.txt + labels.txt + edges.txt + "
-                   "split_*.txt, or an N-Triples file with trainingSet.tsv and testSet.tsv, or "
-                   "LINQS *.content and *.cites");
+                   "split_*.txt, an N-Triples file with trainingSet.tsv and testSet.tsv, LINQS "
+                   "*.content and *.cites, OGB's raw/ and split/, or NumPy edge_index.npy, x.npy, ...");
+}
+}  // namespace
+
+NodeDataset load_node_dataset(const std::string& path) {
+  const fs::path dir(path);
+  const io::PathKind kind = io::path_kind(path);
+  if (kind == io::PathKind::kMissing) throw InputError(path, 0, "no such file or folder");
+  if (kind != io::PathKind::kDirectory) {
+    if (dir.extension() == ".h5" || dir.extension() == ".hdf5" || is_hdf5_file(path)) return load_node_dataset_h5(path);
+    if (is_numpy_dataset(path)) return load_numpy_dataset(path);
+    if (is_edge_list_file(path)) return load_edge_list(path);
+    throw InputError(path, 0,
+                     "expected a dataset folder or an attend.graph HDF5 file (.h5), a NumPy archive (.npz) "
+                     "or an edge list (.edgelist, .edges, .csv)");
+  }
+  if (is_ogb_node_folder(path)) return load_ogb_node_folder(path);
+  if (is_numpy_dataset(path)) return load_numpy_dataset(path);
+  NodeDataset d = load_text_folder(path);
+  if (has_file(dir, kEdgeFeatureFile)) {
+    const std::string plain = (dir / kEdgeFeatureFile).string();
+    read_edge_feature_file(io::path_kind(plain) != io::PathKind::kMissing ? plain : plain + ".gz", d);
+  }
+  return d;
 }
 
 }  // namespace attend::graph

@@ -35,6 +35,15 @@ void NodeDataset::validate() const {
   }
   if (edge_src.size() != edge_dst.size()) fail("edge arrays differ in length");
   if (!edge_type.empty() && edge_type.size() != edge_src.size()) fail("edge types do not match the edges");
+  if (edge_feature_dim < 0 || edge_features.size() != edge_src.size() * static_cast<std::size_t>(edge_feature_dim)) {
+    fail(std::to_string(edge_features.size()) + " edge feature values for " + std::to_string(edge_src.size()) +
+         " edges of " + std::to_string(edge_feature_dim) + " features");
+  }
+  if (const auto bad = std::find_if(edge_features.begin(), edge_features.end(), [](float v) { return !std::isfinite(v); });
+      bad != edge_features.end()) {
+    fail("a non-finite edge feature value (" + std::to_string(*bad) + ") on edge " +
+         std::to_string((bad - edge_features.begin()) / edge_feature_dim));
+  }
   for (std::size_t e = 0; e < edge_src.size(); ++e) {
     if (edge_src[e] < 0 || edge_src[e] >= num_nodes || edge_dst[e] < 0 || edge_dst[e] >= num_nodes) {
       fail("edge " + std::to_string(e) + " (" + std::to_string(edge_src[e]) + ", " + std::to_string(edge_dst[e]) +

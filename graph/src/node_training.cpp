@@ -112,16 +112,24 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     for (int64_t r : rows) labels.push_back(d.labels[r]);
     return labels;
   };
-  const std::vector<int64_t> val_labels = labels_of(val_rows);
-  std::vector<int64_t> val_positions(val_rows.size());
+  // One inference per epoch scores the validation rows and, after them, the training rows
+  // (their accuracy goes into the history); without a validation split they are the same rows.
+  std::vector<int64_t> eval_rows = val_rows;
+  if (!d.val.empty()) eval_rows.insert(eval_rows.end(), d.train.begin(), d.train.end());
+  const std::vector<int64_t> eval_labels = labels_of(eval_rows);
+  std::vector<int64_t> val_positions(val_rows.size()), train_positions(d.train.size());
   std::iota(val_positions.begin(), val_positions.end(), int64_t{0});
+  std::iota(train_positions.begin(), train_positions.end(), static_cast<int64_t>(eval_rows.size() - d.train.size()));
   const auto evaluate = [&] {
-    const Tensor logits = infer_node_logits(*model, data.graph, data.features, val_rows, options.inference);  // [V, C]
-    const double loss = ops::cross_entropy(Var(logits), val_labels, val_positions).value().item();
-    return EvalMetrics{loss, accuracy(logits, val_labels, val_positions), {}};
+    const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, options.inference);  // [rows, C]
+    const double loss = ops::cross_entropy(Var(logits), eval_labels, val_positions).value().item();
+    return EvalMetrics{loss, accuracy(logits, eval_labels, val_positions),
+                       {{"train_acc", accuracy(logits, eval_labels, train_positions)}}};
   };
   TrainResult fit;
-  try {  // a diverging loss (too high a learning rate) is an error in the model file
+  // A diverging loss (too high a learning rate) is an error in the model file; a model that
+  // does not fit the data (edge_dim on a graph without edge features) names the dataset too.
+  try {
     check_inference_fits(*model, options.inference);
     if (!options.minibatch) {
       fit = trainer.fit(
@@ -158,7 +166,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
           evaluate);
     }
   } catch (const InputError& e) {
-    rethrow_naming_model(e, spec);
+    rethrow_naming_model(e.file().empty() ? InputError(std::string(e.what()) + " (dataset " + d.name + ")") : e, spec);
   }
 
   NodeRunResult result;
@@ -166,6 +174,11 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   result.epochs = fit.epochs_run;
   result.best_epoch = to.restore_best ? fit.best_epoch : fit.epochs_run - 1;
   result.seconds = fit.seconds;
+  for (const EpochRecord& r : fit.history) {
+    const bool val = !d.val.empty();
+    const double train_acc = r.eval.extras.empty() ? NAN : r.eval.extras.front().second;
+    result.history.push_back({r.train_loss, train_acc, val ? r.eval.val_loss : NAN, val ? r.eval.val_metric : NAN});
+  }
   {
     NoGradGuard no_grad;
     const auto score = [&](const std::vector<int64_t>& rows) {

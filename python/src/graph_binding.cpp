@@ -53,7 +53,8 @@ std::optional<SparseMatrix> feature_matrix(const py::object& x) {
 /// The arguments of attend.Graph as graph::DatasetArrays, and the dataset they describe.
 graph::NodeDataset dataset_from_python(const IndexArray& edge_index, const py::object& x, const py::object& y,
                                        const py::object& train, const py::object& val, const py::object& test,
-                                       const py::object& edge_type, std::optional<int64_t> num_nodes,
+                                       const py::object& edge_type, const py::object& edge_attr,
+                                       std::optional<int64_t> num_nodes,
                                        std::optional<int64_t> num_classes, bool directed, const std::string& name) {
   if (edge_index.ndim() != 2 || edge_index.shape(0) != 2) throw InputError("edge_index must have shape [2, E]");
   graph::DatasetArrays a;
@@ -62,6 +63,12 @@ graph::NodeDataset dataset_from_python(const IndexArray& edge_index, const py::o
   a.edge_src.assign(edge_index.data(), edge_index.data() + e);
   a.edge_dst.assign(edge_index.data() + e, edge_index.data() + 2 * e);
   if (!edge_type.is_none()) a.edge_type = to_index_vector(IndexArray::ensure(edge_type), "edge_type");
+  if (!edge_attr.is_none()) {
+    const FloatArray attr = FloatArray::ensure(edge_attr);
+    if (!attr || attr.ndim() < 1 || attr.ndim() > 2) throw InputError("edge_attr must have shape [E] or [E, D]");
+    a.edge_feature_dim = attr.ndim() == 2 ? attr.shape(1) : 1;
+    a.edge_features.assign(attr.data(), attr.data() + attr.size());
+  }
   a.directed = directed;
   a.features = feature_matrix(x);
   if (!y.is_none()) a.labels = to_index_vector(IndexArray::ensure(y), "y");
@@ -79,18 +86,20 @@ void bind_graph(py::module_& m) {
   py::class_<PythonGraph>(m, "Graph", "A node-classification graph: edges, features, labels and splits.")
       .def(py::init([](const IndexArray& edge_index, const py::object& x, const py::object& y, const py::object& train,
                        const py::object& val, const py::object& test, const py::object& edge_type,
-                       std::optional<int64_t> num_nodes, std::optional<int64_t> num_classes, bool directed,
-                       const std::string& name) {
+                       const py::object& edge_attr, std::optional<int64_t> num_nodes,
+                       std::optional<int64_t> num_classes, bool directed, const std::string& name) {
              return PythonGraph{std::make_shared<const graph::NodeDataset>(dataset_from_python(
-                 edge_index, x, y, train, val, test, edge_type, num_nodes, num_classes, directed, name))};
+                 edge_index, x, y, train, val, test, edge_type, edge_attr, num_nodes, num_classes, directed, name))};
            }),
            py::arg("edge_index"), py::kw_only(), py::arg("x") = py::none(), py::arg("y") = py::none(),
            py::arg("train") = py::none(), py::arg("val") = py::none(), py::arg("test") = py::none(),
-           py::arg("edge_type") = py::none(), py::arg("num_nodes") = py::none(), py::arg("num_classes") = py::none(),
+           py::arg("edge_type") = py::none(), py::arg("edge_attr") = py::none(), py::arg("num_nodes") = py::none(),
+           py::arg("num_classes") = py::none(),
            py::arg("directed") = false, py::arg("name") = "arrays",
            "edge_index [2, E] int64 (row 0 sources, row 1 targets); x [N, F] float32 or a scipy.sparse matrix "
            "(none: featureless nodes); y [N] int64 (-1: unlabelled); train / val / test as boolean masks [N] or "
-           "index arrays; edge_type [E] (relation ids); directed=False: each pair means both ways.")
+           "index arrays; edge_type [E] (relation ids); edge_attr [E] or [E, D] edge features (graph_transformer's "
+           "edge_dim); directed=False: each pair means both ways.")
       .def_property_readonly("name", [](const PythonGraph& g) { return g.dataset->name; })
       .def_property_readonly("num_nodes", [](const PythonGraph& g) { return g.dataset->num_nodes; })
       .def_property_readonly("num_edges", [](const PythonGraph& g) { return g.dataset->num_edges(); })
@@ -106,6 +115,14 @@ void bind_graph(py::module_& m) {
                              })
       .def_property_readonly("x", [](const PythonGraph& g) { return to_numpy(g.dataset->features.to_dense()); })
       .def_property_readonly("y", [](const PythonGraph& g) { return to_numpy(g.dataset->labels); })
+      .def_property_readonly("edge_attr",
+                             [](const PythonGraph& g) -> py::object {
+                               const graph::NodeDataset& d = *g.dataset;
+                               if (!d.has_edge_features()) return py::none();
+                               py::array_t<float> out({d.num_edges(), d.edge_feature_dim});
+                               std::copy(d.edge_features.begin(), d.edge_features.end(), out.mutable_data());
+                               return out;
+                             })
       .def_property_readonly("train", [](const PythonGraph& g) { return to_numpy(g.dataset->train); })
       .def_property_readonly("val", [](const PythonGraph& g) { return to_numpy(g.dataset->val); })
       .def_property_readonly("test", [](const PythonGraph& g) { return to_numpy(g.dataset->test); })

@@ -54,6 +54,8 @@ TEST_CASE("node-classify trains, saves, predicts and exports attention", "[apps]
   std::ifstream p(preds);
   std::string line;
   int lines = 0;
+  REQUIRE(std::getline(p, line));
+  CHECK(line == "node\tlabel\tprobability");
   while (std::getline(p, line)) ++lines;
   CHECK(lines == 12);
   CHECK(fs::exists(att));
@@ -89,6 +91,7 @@ TEST_CASE("node-classify evaluate scores the saved model on every split, as trai
   std::vector<double> probability;
   std::ifstream p(preds);
   std::string name;
+  REQUIRE(std::getline(p, name));  // the header
   int label = 0;
   double prob = 0.0;
   while (p >> name >> label >> prob) {

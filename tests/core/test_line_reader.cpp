@@ -1,13 +1,17 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/io/read_progress.hpp"
+#include "temp_dir.hpp"
 
 using namespace attend;
 namespace fs = std::filesystem;
@@ -147,4 +151,42 @@ TEST_CASE("line reader: a folder or a symlink loop is an input error, a long tok
     CHECK(std::string(e.what()).size() < 300);
     CHECK_THAT(e.what(), Catch::Contains("(5000001 bytes)"));
   }
+}
+
+TEST_CASE("a ReadProgress reports the MiB read of large files, and only while it lives", "[core][io]") {
+  attend::testing::TempDir dir;
+  const std::string path = dir.file("big.txt");
+  {
+    std::ofstream out(path);
+    const std::string line(1023, 'x');
+    for (int i = 0; i < 3 * 1024; ++i) out << line << '\n';  // 3 MiB
+  }
+  const auto read_all = [&] {
+    attend::io::LineReader reader(path);
+    std::string line;
+    int64_t lines = 0;
+    while (reader.next(line)) ++lines;
+    return lines;
+  };
+  std::ostringstream shown;
+  {
+    attend::ProgressOptions options;
+    options.mode = attend::ProgressMode::kPlain;
+    options.every = 1;
+    options.out = &shown;
+    attend::io::ReadProgress progress(options, int64_t{1} << 20);
+    CHECK(attend::io::ReadProgress::active() == &progress);
+    CHECK(read_all() == 3 * 1024);
+    {
+      attend::io::ReadProgress larger(options, int64_t{4} << 20);  // the innermost decides: too small to show
+      CHECK(read_all() == 3 * 1024);
+    }
+  }
+  CHECK(attend::io::ReadProgress::active() == nullptr);
+  const std::string text = shown.str();
+  CHECK(text.find("reading big.txt (MiB) 1/3") != std::string::npos);
+  CHECK(text.find("reading big.txt (MiB) 3/3") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 3);  // one reader reported, 1, 2 and 3 MiB
+  CHECK(read_all() == 3 * 1024);
+  CHECK(shown.str() == text);
 }

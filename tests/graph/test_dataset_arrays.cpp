@@ -56,4 +56,12 @@ TEST_CASE("dataset_from_arrays names the array that disagrees", "[graph]") {
   b.train.mask.clear();
   b.edge_type = {0, 1};
   CHECK(message(b) == "edge_type must have one entry per edge");
+  b.edge_type.clear();
+  b.edge_features = {1, 2, 3};
+  b.edge_feature_dim = 2;
+  CHECK(message(b) == "edge_attr must have one row per edge (1 rows), got 3 values of width 2");
+  b.edge_features = {1, 2};
+  const NodeDataset d = dataset_from_arrays(b);
+  CHECK(d.edge_feature_dim == 2);
+  CHECK(d.edge_features == std::vector<float>{1, 2});
 }

@@ -111,6 +111,8 @@ TEST_CASE("the predictions TSV names each node's most probable class, and the at
   write_node_predictions(tmp.file("p.tsv"), d, probs);
   std::ifstream tsv(tmp.file("p.tsv"));
   std::string line;
+  REQUIRE(std::getline(tsv, line));
+  CHECK(line == "node\tlabel\tprobability");
   int64_t rows = 0;
   while (std::getline(tsv, line)) {
     std::istringstream fields(line);

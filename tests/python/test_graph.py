@@ -43,6 +43,31 @@ def test_load_graph_reads_the_layouts_of_the_command_line(data_dir, cora_arrays)
         attend.load_graph(os.path.join(data_dir, "nowhere"))
 
 
+def test_load_graph_reads_what_numpy_saves(tmp_path):
+    rng = np.random.default_rng(5)
+    edge_index = rng.integers(0, 12, size=(2, 30))
+    x = rng.normal(size=(12, 4)).astype(np.float32)
+    y = rng.integers(0, 3, size=12)
+    train = np.arange(12) < 6
+    np.savez_compressed(tmp_path / "g.npz", edge_index=edge_index, x=x, y=y, train_mask=train, test_idx=np.array([7, 9]))
+    g = attend.load_graph(str(tmp_path / "g.npz"))
+    assert np.array_equal(g.edge_index, edge_index)
+    assert np.array_equal(g.x, x)
+    assert np.array_equal(g.y, y)
+    assert np.array_equal(g.train, np.flatnonzero(train))
+    assert np.array_equal(g.test, [7, 9])
+    assert g.edge_attr is None
+    edge_attr = rng.normal(size=(30, 2)).astype(np.float32)
+    np.savez(tmp_path / "e.npz", edge_index=edge_index, edge_attr=edge_attr)
+    assert np.array_equal(attend.load_graph(str(tmp_path / "e.npz")).edge_attr, edge_attr)
+    assert np.array_equal(attend.Graph(edge_index, edge_attr=edge_attr).edge_attr, edge_attr)
+    with pytest.raises(ValueError, match="edge_attr must have one row per edge"):
+        attend.Graph(edge_index, edge_attr=edge_attr[:5])
+    np.savez(tmp_path / "bad.npz", edge_index=edge_index.T)
+    with pytest.raises(ValueError, match=r"edge_index: expected shape \(2, E\), found \(30, 2\)"):
+        attend.load_graph(str(tmp_path / "bad.npz"))
+
+
 def test_layers_lists_the_built_ins():
     names = {layer["name"] for layer in attend.layers()}
     assert {"gat", "gatv2", "gcn", "rgcn", "rgat", "graph_transformer"} <= names

@@ -63,7 +63,10 @@ class GraphContext {
   /// Undirected datasets get both directions of every pair (duplicates removed). Typed,
   /// directed datasets keep subject -> object edges with relation r and, as in R-GCN, gain
   /// the inverse edge with relation r + R. Self-loops of `looped` get relation
-  /// `num_relations() - 1` (the last relation is "self").
+  /// `num_relations() - 1` (the last relation is "self"). The dataset's edge features, if
+  /// any, are attached (set_edge_features): a directed edge and its inverse share the row of
+  /// their dataset edge; an undirected pair takes, both ways, that of the first dataset edge
+  /// listing it.
   static GraphContext from_dataset(const NodeDataset& dataset);
 
   /// A context whose `plain` view is exactly the given edges (edge e: src[e] -> dst[e] with

@@ -19,6 +19,8 @@ struct NodeDataset {
   std::vector<int64_t> edge_src, edge_dst;  ///< edges as stored in the source (see `directed`)
   bool directed = false;               ///< false: each pair is listed once and means both ways
   std::vector<int64_t> edge_type;      ///< [E] relation id per edge; empty when untyped
+  std::vector<float> edge_features;    ///< [E, D] row-major, by edge; empty when the edges have none
+  int64_t edge_feature_dim = 0;        ///< D (0 when the edges have no features)
   std::vector<std::string> node_names;      ///< [N] (may be empty: names are the ids)
   std::vector<std::string> class_names;     ///< [C] (may be empty)
   std::vector<std::string> relation_names;  ///< [R] (may be empty)
@@ -27,9 +29,10 @@ struct NodeDataset {
   int64_t num_edges() const { return static_cast<int64_t>(edge_src.size()); }
   int64_t num_features() const { return features.cols(); }
   int64_t num_relations() const { return static_cast<int64_t>(relation_names.size()); }
+  bool has_edge_features() const { return edge_feature_dim > 0; }
   /// The name of node `i` (its id as text when no names were given).
   std::string node_name(int64_t i) const;
-  /// Check consistency (finite feature values, sizes, id ranges,
+  /// Check consistency (finite node and edge feature values, sizes, id ranges,
   /// labelled and disjoint splits); throws attend::InputError, whose message the readers
   /// prefix with the file they read.
   void validate() const;

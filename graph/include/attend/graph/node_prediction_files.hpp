@@ -1,7 +1,10 @@
 #pragma once
-/// The files `node-classify predict` writes: the predictions TSV and the attention weights
-/// (HDF5, schema `attend.attention`, docs/hdf5-schema.md). Each is written atomically; run
-/// them inside an OutputTransaction to have both or neither.
+/// The files `node-classify predict` writes: the predictions table and the attention weights
+/// (a table, or HDF5 with schema `attend.attention`, docs/hdf5-schema.md). Tables are CSV for
+/// a `.csv` name and TSV otherwise, with a header row and fields quoted as RFC 4180 does
+/// where they hold the separator, a quote or a line break, so that pandas.read_csv (with
+/// sep="\t" for TSV) reads them as they are. Each file is written atomically; run them inside
+/// an OutputTransaction to have both or neither.
 
 #include <string>
 #include <vector>
@@ -12,13 +15,18 @@
 
 namespace attend::graph {
 
-/// One line per node: `node<TAB>label<TAB>probability` of its most probable class, with the
-/// dataset's node and class names. probabilities [N, C].
+/// Header `node, label, probability`, then one row per node: its name, the dataset's name of
+/// its most probable class and that probability. probabilities [N, C].
 void write_node_predictions(const std::string& path, const NodeDataset& dataset, const Tensor& probabilities);
 
-/// Per layer that attends: /layers/<i>/{weights [E, H], src, dst, relation [E]} (edge ids of
-/// the view it attended over), and /nodes, the dataset's node names.
+/// `.tsv` / `.csv`: header `layer, head, source, target, relation, weight`, one row per layer
+/// that attends, edge of the view it attended over (self-loops included) and head, nodes by
+/// name, relation by id. Any other name: HDF5, per such layer /layers/<i>/{weights [E, H],
+/// src, dst, relation [E]} and /nodes, the dataset's node names.
 void write_attention_weights(const std::string& path, const PreparedNodeData& data,
                              const std::vector<AttentionExport>& attention);
+
+/// Whether `path` names a table (`.tsv` or `.csv`) rather than an HDF5 file.
+bool is_table_path(const std::string& path);
 
 }  // namespace attend::graph

@@ -47,6 +47,13 @@ struct NodeRunOptions {
   InferenceOptions inference;
 };
 
+/// One epoch of a training run: the training loss of its step (training mode, dropout on)
+/// and, after the step, in evaluation mode, the accuracy on the training split and the loss
+/// and accuracy on the validation split (NaN without one).
+struct NodeEpoch {
+  double train_loss = NAN, train_acc = NAN, val_loss = NAN, val_acc = NAN;
+};
+
 struct NodeRunResult {
   uint64_t seed = 0;
   double val_acc = NAN;   ///< NaN when the dataset has no validation split
@@ -54,6 +61,7 @@ struct NodeRunResult {
   int epochs = 0;
   int best_epoch = -1;
   double seconds = 0.0;
+  std::vector<NodeEpoch> history;  ///< [epochs], one per epoch run
 };
 
 /// Train one model (layers built through `registry`) on the training split, stopping early on

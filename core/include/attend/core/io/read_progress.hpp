@@ -1,0 +1,35 @@
+#pragma once
+/// Progress while large input files are read ("reading edge.csv.gz (MiB) 120/400  3.2s"):
+/// while a ReadProgress lives on a thread, every LineReader opened on that thread for a file
+/// of at least `min_bytes` draws a ProgressLine of the MiB it has read of the file as stored
+/// (compressed bytes for .gz). Loaders need no code of their own: a command puts one around
+/// the loading it does (`attend convert`, `node-classify train`).
+
+#include <cstdint>
+
+#include "attend/core/progress.hpp"
+
+namespace attend::io {
+
+class ReadProgress {
+ public:
+  /// Report reads of files of at least `min_bytes` (default 32 MiB: smaller ones load in
+  /// about a second) with `options` (plain mode: a line every `options.every` MiB).
+  explicit ReadProgress(ProgressOptions options, int64_t min_bytes = int64_t{32} << 20);
+  /// Restores the ReadProgress that was active before this one (if any).
+  ~ReadProgress();
+  ReadProgress(const ReadProgress&) = delete;
+  ReadProgress& operator=(const ReadProgress&) = delete;
+
+  /// The innermost ReadProgress alive on this thread, or nullptr.
+  static const ReadProgress* active();
+  const ProgressOptions& options() const { return options_; }
+  int64_t min_bytes() const { return min_bytes_; }
+
+ private:
+  ProgressOptions options_;
+  int64_t min_bytes_;
+  const ReadProgress* previous_;
+};
+
+}  // namespace attend::io
