@@ -142,6 +142,15 @@ SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<in
     looped_degree[i] = graph.looped().csr.in_degree(s.node_ids[i]);
   }
   s.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
+  if (plain.has_edge_features()) {
+    const int64_t width = plain.edge_features.dim(1);
+    Tensor rows({static_cast<int64_t>(s.edge_ids.size()), width});  // [E_s, D]: the sampled edges' rows
+    for (std::size_t e = 0; e < s.edge_ids.size(); ++e) {
+      const float* from = plain.edge_features.data() + s.edge_ids[e] * width;
+      std::copy(from, from + width, rows.data() + static_cast<int64_t>(e) * width);
+    }
+    s.graph.set_edge_features(rows);
+  }
   return s;
 }
 

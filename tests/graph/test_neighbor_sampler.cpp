@@ -130,6 +130,20 @@ TEST_CASE("with fan-outs -1 a model's outputs on the seeds equal its outputs on 
          {"jumping_knowledge", "cat"}},
         g, x, seeds);
   }
+  SECTION("graph_transformer with edge features: the sample carries the sampled edges' rows") {
+    GraphContext with_edges = GraphContext::from_dataset(random_dataset(300, 450, 2));
+    with_edges.set_edge_features(random_tensor({with_edges.plain().num_edges(), 3}, 4));  // [E, 3]
+    const SampledSubgraph s = sample_neighbors(with_edges, seeds, fanouts({-1, -1}));
+    REQUIRE(s.graph.plain().has_edge_features());
+    for (std::size_t e = 0; e < s.edge_ids.size(); ++e)
+      for (int64_t c = 0; c < 3; ++c)
+        CHECK(s.graph.plain().edge_features[static_cast<int64_t>(e) * 3 + c] ==
+              with_edges.plain().edge_features[s.edge_ids[e] * 3 + c]);
+    check_sampled_logits_equal_full(
+        {{"layers", {layer("graph_transformer", {{"in_channels", 6}, {"out_channels", 4}, {"heads", 2}, {"edge_dim", 3}, {"seed", 1}}),
+                     layer("graph_transformer", {{"in_channels", 8}, {"out_channels", 3}, {"edge_dim", 3}, {"seed", 2}})}}},
+        with_edges, x, seeds);
+  }
   SECTION("rgcn on a typed graph with featureless nodes (the identity's rows)") {
     const GraphContext typed = GraphContext::from_dataset(random_typed_dataset(200, 300, 3, 4));
     const int64_t r = typed.num_relations();

@@ -10,8 +10,8 @@
 /// With every fan-out -1 it is the exact L-hop computation graph of the seeds, and an L-layer
 /// model of message-passing layers gives the seeds the outputs it gives them on the whole
 /// graph (GCN included: the context carries the whole graph's in-degrees for its
-/// normalisation). Edge features are not copied: slice them by `edge_ids`. Graphormer, which
-/// attends over all node pairs, sees only the sample.
+/// normalisation). The whole graph's edge features, if any, come with the sampled edges (their
+/// rows by `edge_ids`). Graphormer, which attends over all node pairs, sees only the sample.
 ///
 /// Random choices come from counters keyed by (seed, batch, hop, node): the sample does not
 /// depend on the thread count or on the order in which nodes are visited.
