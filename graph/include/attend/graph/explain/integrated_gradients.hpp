@@ -13,6 +13,11 @@
 /// Steps run in batches: each batch is one forward and one backward pass over disjoint copies
 /// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1), where a_k is
 /// the rule's k-th point.
+///
+/// Adaptive steps (PathSteps::max_gap): while |gap| > max_gap |f(input) - f(baseline)| the
+/// rule is refined (core/quadrature.hpp: refine_quadrature; midpoint triples its points and
+/// keeps the gradients already summed, Gauss-Legendre doubles them and starts over) as long as
+/// the finer rule has at most max_steps points; the steps used are reported.
 
 #include <cstdint>
 
@@ -23,20 +28,30 @@
 
 namespace attend::graph {
 
+/// The quadrature of the path integral: `steps` points of `rule`, refined per call while the
+/// relative completeness gap exceeds `max_gap` (0: never) and the cap allows.
+struct PathSteps {
+  QuadratureKind rule = QuadratureKind::kMidpoint;
+  int steps = 50;        ///< points of the first rule (>= 1)
+  double max_gap = 0.0;  ///< bound on |gap| / |f(input) - f(baseline)|; 0: no refinement
+  int max_steps = 0;     ///< no refined rule has more points than this
+};
+
 struct IntegratedGradients {
   Tensor attribution;            ///< [n, F] (features) or [E] (edges: plain edges of cg.data)
   double value = 0.0;            ///< f(input)
   double baseline_value = 0.0;   ///< f(baseline)
   /// sum of the attributions - (f(input) - f(baseline))
   double completeness_gap = 0.0;
+  int steps = 0;                 ///< points of the rule that gave the attribution
 };
 
-/// `rule` has at least one point; `batch_values` bounds copies x n x F per batch (at least one copy).
+/// `batch_values` bounds copies x n x F per batch (at least one copy).
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, const QuadratureRule& rule,
+                                                  int64_t cls, const PathSteps& path,
                                                   int64_t batch_values = int64_t{1} << 22);
 /// `batch_values` bounds copies x (n + E) per batch.
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               const QuadratureRule& rule, int64_t batch_values = int64_t{1} << 20);
+                                               const PathSteps& path, int64_t batch_values = int64_t{1} << 20);
 
 }  // namespace attend::graph
