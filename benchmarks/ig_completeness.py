@@ -118,7 +118,7 @@ def main():
                 summary = explain(args, data, checkpoint, nodes, prefix,
                                   ["--rule", rule, "--steps", "50", "--max-gap", str(args.max_gap),
                                    "--max-steps", str(args.max_steps)])
-                used = [n["steps"] for n in summary["nodes"]]
+                used = [n[kind]["steps"] for n in summary["nodes"] for kind in ("features", "edges") if kind in n]
                 entry["rows"].append(dict(rule=rule, steps="adaptive", max_gap=args.max_gap,
                                           steps_median=statistics.median(used), steps_max=max(used),
                                           **summarise(summary)))
