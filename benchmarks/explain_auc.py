@@ -43,8 +43,9 @@ def motif_test_nodes(folder):
 
 def train(args, data, model, seed, checkpoint):
     summary = checkpoint + ".train.json"
-    run([args.attend, "node-classify", "train", "--data", data, "--model", model, "--seed", str(seed), "--save",
-         checkpoint, "--json", summary, "--quiet", "--threads", "1"])
+    if not (args.resume and os.path.exists(summary)):
+        run([args.attend, "node-classify", "train", "--data", data, "--model", model, "--seed", str(seed), "--save",
+             checkpoint, "--json", summary, "--quiet", "--threads", "1"])
     with open(summary) as f:
         return json.load(f)["runs"][0]["test_acc"]
 
@@ -53,15 +54,18 @@ def explain_and_score(args, data, checkpoint, nodes, methods, top_k, prefix):
     files = []
     for method in methods:
         out = "%s.%s" % (prefix, method)
+        files.append(out + ".h5")
+        if args.resume and os.path.exists(out + ".h5"):
+            continue
         run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
              "--method", method, "--out", out, "--quiet", "--threads", "1"])
-        files.append(out + ".h5")
     table = prefix + ".eval.json"
     cmd = [args.attend, "explain", "eval", "--data", data, "--checkpoint", checkpoint, "--ground-truth", data,
            "--top-k", str(top_k), "--json", table, "--threads", "1"]
     for f in files:
         cmd += ["--explanations", f]
-    run(cmd)
+    if not (args.resume and os.path.exists(table)):
+        run(cmd)
     with open(table) as f:
         rows = json.load(f)["rows"]
     return {r["method"]: {"auc": r["auc"], "fidelity_plus": r["fidelity_plus"], "fidelity_minus": r["fidelity_minus"]}
@@ -82,6 +86,8 @@ def main():
     parser.add_argument("--work", required=True, help="folder for the graphs, checkpoints and explanations")
     parser.add_argument("--seeds", default="0,1,2", help="graph and model seeds, comma-separated")
     parser.add_argument("--benchmarks", default=",".join(TOP_K))
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the graphs, checkpoints, explanations and tables already in --work")
     parser.add_argument("--json", help="write every run and the summary here")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -89,7 +95,8 @@ def main():
     for bench in args.benchmarks.split(","):
         for seed in [int(s) for s in args.seeds.split(",")]:
             data = os.path.join(args.work, "%s-%d" % (bench, seed))
-            run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
+            if not (args.resume and os.path.exists(data)):
+                run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
             nodes = motif_test_nodes(data)
             entry = {"benchmark": bench, "seed": seed, "explained_nodes": len(nodes), "models": {}}
             for model, preset, methods in (("gcn", bench, GCN_METHODS), ("gat", "gat", GAT_METHODS)):

@@ -30,7 +30,7 @@ def test_node_names(folder):
         with open(plain) as f:
             return [line.strip() for line in f if line.strip()]
     with open(os.path.join(folder, "testSet.tsv")) as f:
-        return [line.split("\t")[0] for line in f.readlines()[1:] if line.strip()]
+        return ["<%s>" % line.split("\t")[0] for line in f.readlines()[1:] if line.strip()]  # as the RDF reader names them
 
 
 def main():
