@@ -43,22 +43,26 @@ def main():
     parser.add_argument("--top-k", type=int, default=6, help="the hard explanation's edges / features")
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--work", required=True)
+    parser.add_argument("--resume", action="store_true", help="reuse the checkpoint and explanations already in --work")
     parser.add_argument("--json", help="write the table here")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     checkpoint = os.path.join(args.work, "model.h5")
     train_summary = os.path.join(args.work, "train.json")
-    run([args.attend, "node-classify", "train", "--data", args.data, "--model", args.model, "--seed", str(args.seed),
-         "--save", checkpoint, "--json", train_summary, "--quiet", "--threads", "1"])
+    if not (args.resume and os.path.exists(train_summary)):
+        run([args.attend, "node-classify", "train", "--data", args.data, "--model", args.model, "--seed",
+             str(args.seed), "--save", checkpoint, "--json", train_summary, "--quiet", "--threads", "1"])
     names = test_node_names(args.data)
     if 0 < args.sample < len(names):
         names = sorted(random.Random(args.seed).sample(names, args.sample))
     files = []
     for method in args.methods.split(","):
         out = os.path.join(args.work, method)
+        files.append(out + ".h5")
+        if args.resume and os.path.exists(out + ".h5"):
+            continue
         run([args.attend, "explain", "node", "--data", args.data, "--checkpoint", checkpoint, "--nodes",
              ",".join(names), "--method", method, "--out", out, "--quiet", "--threads", "1"])
-        files.append(out + ".h5")
     table = os.path.join(args.work, "eval.json")
     cmd = [args.attend, "explain", "eval", "--data", args.data, "--checkpoint", checkpoint, "--top-k",
            str(args.top_k), "--json", table, "--threads", "1"]
