@@ -47,6 +47,8 @@ struct NodeArgs {
   std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
   int steps = 50;
   std::string rule = "midpoint";
+  double max_gap = 0.0;
+  int max_steps = 2000;
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   bool quiet = false;
@@ -129,6 +131,8 @@ int run_node(const NodeArgs& a, Context& ctx) {
   options.method = graph::explain_method_from_name(a.method);
   options.steps = a.steps;
   options.rule = quadrature_from_name(a.rule);
+  options.max_gap = a.max_gap;
+  options.max_steps = a.max_steps;
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
   options.seed = a.seed;
@@ -167,17 +171,19 @@ int run_node(const NodeArgs& a, Context& ctx) {
     nlohmann::json j = {{"node", d.node_name(x.node)}, {"class", x.explained_class}, {"predicted", x.predicted_class},
                         {"log_probability", x.value}, {"edges", x.edge_id.size()}};
     // Integrated gradients: each kind's completeness gap, relative to |f(input) - f(baseline)|.
-    for (const auto& [kind, baseline, gap] : {std::tuple{"features", x.feature_baseline_value, x.feature_completeness_gap},
-                                              std::tuple{"edges", x.edge_baseline_value, x.edge_completeness_gap}}) {
+    for (const auto& [kind, baseline, gap, steps] :
+         {std::tuple{"features", x.feature_baseline_value, x.feature_completeness_gap, x.feature_steps},
+          std::tuple{"edges", x.edge_baseline_value, x.edge_completeness_gap, x.edge_steps}}) {
       if (std::isnan(gap)) continue;
-      j[kind] = {{"baseline_log_probability", baseline}, {"completeness_gap", gap}};
+      j[kind] = {{"baseline_log_probability", baseline}, {"completeness_gap", gap}, {"steps", steps}};
       worst_gap = std::max(worst_gap, std::abs(gap) / std::max(1e-12, std::abs(x.value - baseline)));
     }
     per_node.push_back(j);
   }
   if (!a.json.empty()) {
     write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
-                             {"steps", set.steps}, {"rule", set.rule}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+                             {"steps", set.steps}, {"rule", set.rule},
+                             {"max_gap", a.max_gap}, {"max_steps", a.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
   }
   outputs.commit();
 
@@ -189,10 +195,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
     if (!std::isnan(x.feature_completeness_gap)) {
       ctx.out << "; features: completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
               << fixed(x.value - x.feature_baseline_value, 5);
+      if (a.max_gap > 0.0) ctx.out << " (" << x.feature_steps << " steps)";
     }
     if (!std::isnan(x.edge_completeness_gap)) {
       ctx.out << "; edges: completeness gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
               << fixed(x.value - x.edge_baseline_value, 5);
+      if (a.max_gap > 0.0) ctx.out << " (" << x.edge_steps << " steps)";
     }
     ctx.out << "\n";
     if (x.edge_score.empty()) continue;
@@ -425,6 +433,14 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->capture_default_str();
   node->add_option("--rule", n->rule, "integrated-gradients: quadrature rule (midpoint, gauss-legendre)")
       ->check(CLI::IsMember(quadrature_names()).description(""))
+      ->capture_default_str();
+  node->add_option("--max-gap", n->max_gap,
+                   "integrated-gradients: refine the steps per node (midpoint x3, gauss-legendre x2) until the "
+                   "completeness gap is at most this fraction of |f(x) - f(0)| (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  node->add_option("--max-steps", n->max_steps, "integrated-gradients with --max-gap: the most steps a node gets")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))

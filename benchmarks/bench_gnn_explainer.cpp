@@ -2,11 +2,14 @@
 /// graph: generates it (--benchmark, --seed), takes the model of the preset of the same name
 /// (untrained, or trained and saved by `attend node-classify train --save` with --checkpoint:
 /// the time per node depends on the graph and the model's shape, not on its weights) and
-/// explains the first --nodes motif nodes, one after the other, timing the whole run. Prints
+/// explains the first --nodes motif nodes (of the whole graph, or of its validation or test
+/// split with --split: for choosing GNNExplainer's settings on validation nodes, --epochs,
+/// --lr, --edge-size, --edge-entropy), one after the other, timing the whole run. Prints
 /// seconds per explained node and the explanation AUC against the motif edges (all explained
 /// edges of all nodes pooled, as GNNExplainer's evaluation; meaningful for a trained model),
 /// and writes JSON to --json.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -35,17 +38,23 @@ using namespace attend;
 using namespace attend::graph;
 
 int main(int argc, char** argv) {
-  std::string benchmark = "ba-shapes", checkpoint, json_path;
+  std::string benchmark = "ba-shapes", checkpoint, json_path, split = "all";
   uint64_t seed = 0;
   int64_t nodes = 100;
   int epochs = 100, threads = 0;
   bool edges_only = false;
+  GnnExplainerOptions options;
   CLI::App app{"Benchmark GNNExplainer on a GNNExplainer benchmark graph"};
   app.add_option("--benchmark", benchmark, "ba-shapes, ba-community, tree-cycles or tree-grid");
   app.add_option("--seed", seed, "seed of the generated graph");
   app.add_option("--checkpoint", checkpoint, "a model trained on this graph (default: the untrained preset)");
   app.add_option("--nodes", nodes, "motif nodes to explain")->check(attend::cli::at_least(1));
   app.add_option("--epochs", epochs, "GNNExplainer epochs")->check(attend::cli::at_least(1));
+  app.add_option("--split", split, "explain motif nodes of every split, or of val or test")
+      ->check(CLI::IsMember({"all", "val", "test"}));
+  app.add_option("--lr", options.lr, "GNNExplainer's Adam learning rate")->capture_default_str();
+  app.add_option("--edge-size", options.edge_size, "weight of the edge mask's size penalty")->capture_default_str();
+  app.add_option("--edge-entropy", options.edge_entropy, "weight of the edge mask's entropy penalty")->capture_default_str();
   app.add_flag("--edges-only", edges_only, "learn no feature mask (PyG's node_mask_type None)");
   app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
   app.add_option("--json", json_path, "write the results as JSON to this file");
@@ -71,9 +80,16 @@ int main(int argc, char** argv) {
   } else {
     model = std::make_unique<NodeClassifier>(resolve_model_config(spec, data.dataset, data.graph, seed, registry), registry);
   }
+  std::vector<int64_t> candidates;  // in node order
+  if (split == "all") {
+    for (int64_t v = 0; v < data.dataset.num_nodes; ++v) candidates.push_back(v);
+  } else {
+    candidates = split == "val" ? data.dataset.val : data.dataset.test;
+    std::sort(candidates.begin(), candidates.end());
+  }
   std::vector<int64_t> targets;
-  for (int64_t v = 0; v < data.dataset.num_nodes && static_cast<int64_t>(targets.size()) < nodes; ++v) {
-    if (data.dataset.labels[v] != 0) targets.push_back(v);
+  for (int64_t v : candidates) {
+    if (generated.truth.node_motif[v] >= 0 && static_cast<int64_t>(targets.size()) < nodes) targets.push_back(v);
   }
   double graph_nodes = 0.0, graph_edges = 0.0;  // mean computation graph size
   for (int64_t v : targets) {
@@ -82,7 +98,6 @@ int main(int argc, char** argv) {
     graph_edges += static_cast<double>(cg.explained.size()) / static_cast<double>(targets.size());
   }
 
-  GnnExplainerOptions options;
   options.epochs = epochs;
   options.learn_feature_mask = !edges_only;
   const auto start = std::chrono::steady_clock::now();
@@ -99,14 +114,17 @@ int main(int argc, char** argv) {
   }
   const double auc = roc_auc(scores, positive);
 
-  std::printf("GNNExplainer on %s (seed %llu), %zu motif nodes, %d epochs, %d threads, %s model\n", benchmark.c_str(),
-              static_cast<unsigned long long>(seed), explained.size(), epochs, num_threads(),
+  std::printf("GNNExplainer on %s (seed %llu), %zu motif nodes (%s), %d epochs, lr %g, edge size %g, edge entropy %g, "
+              "%d threads, %s model\n", benchmark.c_str(), static_cast<unsigned long long>(seed), explained.size(),
+              split.c_str(), epochs, options.lr, options.edge_size, options.edge_entropy, num_threads(),
               checkpoint.empty() ? "untrained" : "trained");
   std::printf("computation graph: %.1f nodes, %.1f explained edges on average\n", graph_nodes, graph_edges);
   std::printf("total %.3f s, %.4f s per node; explanation AUC %.3f\n", seconds, per_node, auc);
   if (!json_path.empty()) {
     const nlohmann::json out = {{"benchmark", benchmark}, {"seed", seed},         {"nodes", explained.size()},
-                                {"epochs", epochs},       {"threads", num_threads()}, {"seconds", seconds},
+                                {"epochs", epochs},       {"threads", num_threads()},
+                                {"split", split}, {"lr", options.lr}, {"edge_size", options.edge_size},
+                                {"edge_entropy", options.edge_entropy}, {"seconds", seconds},
                                 {"seconds_per_node", per_node}, {"graph_nodes", graph_nodes},
                                 {"explained_edges", graph_edges}, {"trained", !checkpoint.empty()},
                                 {"auc", auc}};

@@ -23,7 +23,7 @@ ContactAttribution integrated_gradients_contact(const ContactModel& model, const
     return PathGradient{logits.value()[i * W + j], msa.grad()};
   };
   const PathIntegral path =
-      integrate_from_zero(input.msa, quadrature_rule(QuadratureKind::kMidpoint, steps), 1, gradient, progress);
+      integrate_from_zero(input.msa, PathSteps{QuadratureKind::kMidpoint, steps}, 1, gradient, progress);
   ContactAttribution out;
   out.i = i;
   out.j = j;

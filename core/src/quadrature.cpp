@@ -54,6 +54,25 @@ QuadratureRule quadrature_rule(QuadratureKind kind, int points) {
   return kind == QuadratureKind::kMidpoint ? midpoint_rule(points) : gauss_legendre_rule(points);
 }
 
+QuadratureRefinement refine_quadrature(QuadratureKind kind, int points) {
+  if (points < 1) throw InputError("a quadrature rule needs at least 1 point, got " + std::to_string(points));
+  QuadratureRefinement out;
+  if (kind == QuadratureKind::kGaussLegendre) {
+    out.points = 2 * points;
+    out.added = gauss_legendre_rule(out.points);
+    return out;
+  }
+  out.points = 3 * points;
+  out.kept_scale = 1.0 / 3.0;
+  const QuadratureRule finer = midpoint_rule(out.points);
+  for (int k = 0; k < out.points; ++k) {
+    if (k % 3 == 1) continue;  // (3j + 1 + 1/2) / 3S = (j + 1/2) / S: an old point
+    out.added.points.push_back(finer.points[static_cast<std::size_t>(k)]);
+    out.added.weights.push_back(finer.weights[static_cast<std::size_t>(k)]);
+  }
+  return out;
+}
+
 const std::vector<std::string>& quadrature_names() {
   static const std::vector<std::string> names = {"midpoint", "gauss-legendre"};
   return names;

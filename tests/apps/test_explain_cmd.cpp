@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -200,6 +201,26 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   const graph::ExplanationSet gauss_set = graph::load_explanations(gauss + ".h5");
   CHECK(gauss_set.rule == "gauss-legendre");
   CHECK(gauss_set.explanations[0].edge_score != set.explanations[0].edge_score);  // other points, other sums
+  {  // --max-gap: each node's steps refined (1, 3, 9, ...) until its gap is within the bound or at the cap
+    const std::string adaptive = t.tmp.file("adaptive");
+    const Result r = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,310", "--method",
+                          "integrated-gradients", "--steps", "1", "--max-gap", "0.01", "--max-steps", "500", "--out",
+                          adaptive, "--json", adaptive + ".json", "--quiet"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const nlohmann::json summary = nlohmann::json::parse(testing::read_text_file(adaptive + ".json"));
+    CHECK(summary["max_gap"] == 0.01);
+    for (const nlohmann::json& node : summary["nodes"]) {
+      for (const char* kind : {"features", "edges"}) {
+        const nlohmann::json& k = node[kind];
+        const int steps = k["steps"];
+        const double change = std::abs(node["log_probability"].get<double>() - k["baseline_log_probability"].get<double>());
+        CAPTURE(kind, steps, k.dump());
+        CHECK((steps == 1 || steps == 3 || steps == 9 || steps == 27 || steps == 81 || steps == 243));
+        CHECK((std::abs(k["completeness_gap"].get<double>()) <= 0.01 * change || steps == 243));
+      }
+    }
+  }
 
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
@@ -269,6 +290,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--class", "7", "--out", out}), "4 classes"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--steps", "0", "--out", out}), "--steps"},
       {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--rule", "simpson", "--out", out}), "--rule"},
+      {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--max-gap", "2", "--out", out}), "--max-gap"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

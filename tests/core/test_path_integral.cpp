@@ -33,7 +33,7 @@ TEST_CASE("path integral: a separable f gets IG_i = f_i(x_i) - f_i(0), the gap s
   const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
   double previous_gap = 0.0;
   for (const int steps : {4, 8, 16}) {
-    const PathIntegral ig = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, steps), 3, f);
+    const PathIntegral ig = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, steps}, 3, f);
     REQUIRE(ig.attribution.shape() == x.shape());
     double sum = 0.0, exact = 0.0;
     for (int64_t i = 0; i < 4; ++i) {
@@ -57,8 +57,8 @@ TEST_CASE("path integral: Gauss-Legendre with 2 points is exact for a cubic f (a
   const std::vector<double> c = {1.0, -2.0, 0.5, 3.0};
   const Tensor x({2, 2}, std::vector<float>{0.8f, -1.1f, 1.5f, 0.3f});
   const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
-  const PathIntegral ig = integrate_from_zero(x, quadrature_rule(QuadratureKind::kGaussLegendre, 2), 1, f);
-  const PathIntegral midpoint = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 2), 1, f);
+  const PathIntegral ig = integrate_from_zero(x, PathSteps{QuadratureKind::kGaussLegendre, 2}, 1, f);
+  const PathIntegral midpoint = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 2}, 1, f);
   for (int64_t i = 0; i < 4; ++i) CHECK(ig.attribution[i] == Approx(c[i] * std::pow(x[i], 3)).epsilon(1e-6));
   CHECK(std::abs(ig.completeness_gap) < 1e-5);
   CHECK(std::abs(midpoint.completeness_gap) > 0.05);
@@ -69,14 +69,32 @@ TEST_CASE("path integral: the batch size does not change the bits, progress coun
   const Tensor x({3}, std::vector<float>{0.4f, 1.3f, -0.9f});
   const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
   std::vector<int64_t> done;
-  const PathIntegral one = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 10), 1, f, [&](int64_t d) { done.push_back(d); });
+  const PathIntegral one = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 10}, 1, f, [&](int64_t d) { done.push_back(d); });
   CHECK(done == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   done.clear();
-  const PathIntegral four = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 10), 4, f, [&](int64_t d) { done.push_back(d); });
+  const PathIntegral four = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 10}, 4, f, [&](int64_t d) { done.push_back(d); });
   CHECK(done == std::vector<int64_t>{4, 8, 10});
   CHECK(bitwise_equal(one.attribution, four.attribution));
   CHECK(one.completeness_gap == four.completeness_gap);
-  CHECK_THROWS_AS(integrate_from_zero(x, QuadratureRule{}, 1, f), Error);
+  CHECK_THROWS_AS(integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 0}, 1, f), Error);
   const PathGradientFn wrong = [](const Tensor&, int64_t) { return PathGradient{0.0, Tensor({1})}; };
-  CHECK_THROWS_AS(integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 2), 1, wrong), Error);
+  CHECK_THROWS_AS(integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 2}, 1, wrong), Error);
+}
+
+TEST_CASE("path integral: a gap bound refines the rule until the gap is within it, and the cap stops it", "[core]") {
+  const std::vector<double> c = {1.0, -2.0, 0.5, 3.0};
+  const Tensor x({2, 2}, std::vector<float>{0.8f, -1.1f, 1.5f, 0.3f});
+  const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
+  // Midpoint at 2 points undershoots by f(x) / 16; 1e-3 needs 18 points (2 -> 6 -> 18).
+  std::vector<int64_t> done;
+  const PathIntegral refined = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 2, 1e-3, 1000}, 2, f,
+                                                   [&](int64_t d) { done.push_back(d); });
+  CHECK(refined.steps == 18);
+  CHECK(std::abs(refined.completeness_gap) <= 1e-3 * std::abs(refined.value));
+  CHECK(done.back() == 18);  // the old points' gradients are kept: 2 + 4 + 12 evaluations
+  const PathIntegral direct = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 18}, 2, f);
+  for (int64_t i = 0; i < 4; ++i) CHECK(refined.attribution[i] == Approx(direct.attribution[i]).epsilon(1e-6));
+  const PathIntegral capped = integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 2, 1e-3, 10}, 2, f);
+  CHECK(capped.steps == 6);
+  CHECK(std::abs(capped.completeness_gap) > 1e-3 * std::abs(capped.value));
 }

@@ -45,3 +45,23 @@ TEST_CASE("quadrature rules are named and refuse zero points", "[core]") {
   CHECK_THROWS_AS(quadrature_from_name("simpson"), InputError);
   CHECK_THROWS_AS(quadrature_rule(QuadratureKind::kGaussLegendre, 0), InputError);
 }
+
+TEST_CASE("a refined rule's sum is the finer rule's: old sum kept and scaled, new points added", "[core]") {
+  auto g = [](double a) { return std::exp(a) * std::sin(7.0 * a) + (a > 0.4 ? 1.0 : 0.0); };  // a kink and a jump
+  auto sum = [&](const QuadratureRule& rule) {
+    double s = 0.0;
+    for (std::size_t k = 0; k < rule.points.size(); ++k) s += rule.weights[k] * g(rule.points[k]);
+    return s;
+  };
+  for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
+    for (int s : {1, 2, 5, 50}) {
+      CAPTURE(quadrature_name(kind), s);
+      const QuadratureRefinement r = refine_quadrature(kind, s);
+      CHECK(r.points == (kind == QuadratureKind::kMidpoint ? 3 * s : 2 * s));
+      CHECK(r.added.points.size() == static_cast<std::size_t>(2 * s));  // new evaluations either way
+      const double refined = r.kept_scale * sum(quadrature_rule(kind, s)) + sum(r.added);
+      CHECK(refined == Approx(sum(quadrature_rule(kind, r.points))).epsilon(1e-12));
+    }
+  }
+  CHECK_THROWS_AS(refine_quadrature(QuadratureKind::kMidpoint, 0), InputError);
+}

@@ -98,18 +98,55 @@ TEST_CASE("integrated gradients: completeness gap under 1 % at 50 steps of eithe
     const ComputationGraph cg = computation_graph(full, 7, 2);
     for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
       CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_features(model, cg, 0, quadrature_rule(kind, 50));
+      const IntegratedGradients ig = integrated_gradients_features(model, cg, 0, PathSteps{kind, 50});
       const double change = ig.value - ig.baseline_value;
       CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
       REQUIRE(std::abs(change) > 1e-3);
       CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
       // One step is the gradient at x / 2 times x: a cruder rule with a visibly larger gap.
-      const IntegratedGradients crude = integrated_gradients_features(model, cg, 0, quadrature_rule(kind, 1));
+      const IntegratedGradients crude = integrated_gradients_features(model, cg, 0, PathSteps{kind, 1});
       CHECK(std::abs(crude.completeness_gap) > std::abs(ig.completeness_gap));
       // Batches of one step give the same attributions as all steps in one batch.
-      const IntegratedGradients unbatched = integrated_gradients_features(model, cg, 0, quadrature_rule(kind, 50), 1);
+      const IntegratedGradients unbatched = integrated_gradients_features(model, cg, 0, PathSteps{kind, 50}, 1);
       for (int64_t i = 0; i < ig.attribution.numel(); ++i)
         CHECK(unbatched.attribution[i] == Approx(ig.attribution[i]).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("integrated gradients with a gap bound: refined until the gap is within it or the cap stops it", "[explain]") {
+  ScopedThreads threads(1);
+  const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, false, 9), true);
+  auto registry = graph_registry();
+  NodeClassifier model(two_layer_model("gcn", full), *registry);
+  model.eval();
+  const ComputationGraph cg = computation_graph(full, 7, 2);
+  for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
+    CAPTURE(quadrature_name(kind));
+    const int factor = kind == QuadratureKind::kMidpoint ? 3 : 2;
+    for (const bool edges : {false, true}) {
+      CAPTURE(edges);
+      auto ig = [&](const PathSteps& path) {
+        return edges ? integrated_gradients_edges(model, cg, 0, path) : integrated_gradients_features(model, cg, 0, path);
+      };
+      const IntegratedGradients one = ig(PathSteps{kind, 1});
+      const double change = one.value - one.baseline_value;
+      REQUIRE(std::abs(one.completeness_gap) > 1e-3 * std::abs(change));  // one step is not enough
+      CHECK(one.steps == 1);
+      const IntegratedGradients refined = ig(PathSteps{kind, 1, 1e-3, 5000});
+      CAPTURE(refined.steps, refined.completeness_gap, change);
+      CHECK(std::abs(refined.completeness_gap) <= 1e-3 * std::abs(change));
+      int expected = 1;  // the first refinement within the bound: the coarser one was not
+      while (expected < refined.steps) expected *= factor;
+      CHECK(expected == refined.steps);
+      const IntegratedGradients coarser = ig(PathSteps{kind, refined.steps / factor});
+      CHECK(std::abs(coarser.completeness_gap) > 1e-3 * std::abs(change));
+      // Reusing the coarser rules' gradients gives the finer rule's attributions.
+      const IntegratedGradients direct = ig(PathSteps{kind, refined.steps});
+      for (int64_t i = 0; i < direct.attribution.numel(); ++i)
+        CHECK(refined.attribution[i] == Approx(direct.attribution[i]).margin(1e-6));
+      // An unreachable bound stops at the cap: 1, 3, 9 (27 > 20) or 1, 2, 4, 8, 16.
+      CHECK(ig(PathSteps{kind, 1, 1e-12, 20}).steps == (factor == 3 ? 9 : 16));
     }
   }
 }
@@ -214,12 +251,12 @@ TEST_CASE("integrated gradients on edges: completeness gap under 1 % at 50 steps
     const ComputationGraph cg = computation_graph(full, 7, 2);
     for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
       CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_edges(model, cg, 0, quadrature_rule(kind, 50));
+      const IntegratedGradients ig = integrated_gradients_edges(model, cg, 0, PathSteps{kind, 50});
       const double change = ig.value - ig.baseline_value;
       CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
       REQUIRE(std::abs(change) > 1e-3);
       CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
-      const IntegratedGradients unbatched = integrated_gradients_edges(model, cg, 0, quadrature_rule(kind, 50), 1);
+      const IntegratedGradients unbatched = integrated_gradients_edges(model, cg, 0, PathSteps{kind, 50}, 1);
       for (int64_t e = 0; e < ig.attribution.numel(); ++e)
         CHECK(unbatched.attribution[e] == Approx(ig.attribution[e]).margin(1e-6));
       // Edges that carry no message to the target get nothing.

@@ -26,11 +26,10 @@ PathGradientFn on_copies(const ComputationGraph& cg, const BatchGradient& batch_
 }  // namespace
 
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, const QuadratureRule& rule, int64_t batch_values) {
+                                                  int64_t cls, const PathSteps& path, int64_t batch_values) {
   const Tensor x = dense_features(cg);  // [n, F]
-  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1, steps);
-  return integrate_from_zero(x, rule, per_batch,
+  const int64_t per_batch = std::max<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1);
+  return integrate_from_zero(x, path, per_batch,
                              on_copies(cg, [&](const PreparedNodeData& graph, const Tensor& features, int64_t copies) {
                                const FeatureGradient g = feature_gradient(model, graph.graph, features, cg.target, cls, copies);
                                return PathGradient{g.value, g.gradient};
@@ -38,11 +37,10 @@ IntegratedGradients integrated_gradients_features(const NodeClassifier& model, c
 }
 
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               const QuadratureRule& rule, int64_t batch_values) {
+                                               const PathSteps& path, int64_t batch_values) {
   const int64_t n = cg.num_nodes(), e_count = cg.data.graph.plain().num_edges();
-  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / (n + e_count), 1, steps);
-  return integrate_from_zero(Tensor({e_count}, 1.0f), rule, per_batch,
+  const int64_t per_batch = std::max<int64_t>(batch_values / (n + e_count), 1);
+  return integrate_from_zero(Tensor({e_count}, 1.0f), path, per_batch,
                              on_copies(cg, [&](const PreparedNodeData& graph, const Tensor& mask, int64_t copies) {
                                const EdgeGradient g = edge_gradient(model, graph, mask, cg.target, cls, copies);
                                return PathGradient{g.value, g.gradient};

@@ -124,7 +124,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   };
 
   const ExplainMethod m = options.method;
-  const QuadratureRule rule = m == ExplainMethod::kIntegratedGradients ? quadrature_rule(options.rule, options.steps) : QuadratureRule{};
+  const PathSteps path{options.rule, options.steps, options.max_gap, options.max_steps};
   if (m == ExplainMethod::kAttention) {
     std::vector<Tensor> per_layer;
     out.edge_score = in_order(attention_edge_scores(model, cg, options.heads, per_layer));
@@ -144,10 +144,11 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     return in_order(scores);
   };
   if (m == ExplainMethod::kIntegratedGradients) {
-    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, rule);
+    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, path);
     out.edge_score = explained_only(ig.attribution);
     out.edge_baseline_value = ig.baseline_value;
     out.edge_completeness_gap = ig.completeness_gap;
+    out.edge_steps = ig.steps;
   }
   if (m == ExplainMethod::kSaliency || m == ExplainMethod::kInputXGradient) {
     const int64_t e_count = cg.data.graph.plain().num_edges();
@@ -169,10 +170,11 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   }
   if (scores_features(m, data.dataset)) {
     if (m == ExplainMethod::kIntegratedGradients) {
-      const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, rule);
+      const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, path);
       out.feature_score = sum_over_nodes(ig.attribution);
       out.feature_baseline_value = ig.baseline_value;
       out.feature_completeness_gap = ig.completeness_gap;
+      out.feature_steps = ig.steps;
     } else {
       const Tensor x = dense_features(cg);
       Tensor a = feature_gradient(model, cg.data.graph, x, cg.target, out.explained_class, 1).gradient;  // [n, F]

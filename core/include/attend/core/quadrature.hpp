@@ -21,6 +21,21 @@ struct QuadratureRule {
 /// The S-point rule of `kind`; S >= 1 (attend::InputError otherwise).
 QuadratureRule quadrature_rule(QuadratureKind kind, int points);
 
+/// One refinement of the S-point rule of a kind, for integrating adaptively while reusing the
+/// integrand's values where the rule allows: the finer rule has `points` points, and
+///   sum of the finer rule = kept_scale * (sum of the S-point rule) + sum over `added`.
+/// Midpoint: 3S points, whose every third is one of the S old midpoints, so the old sum is
+/// kept (scaled by 1/3) and only 2S points are new: the cost of doubling without reuse, and
+/// the 2S-point midpoint rule shares no point with the S-point one. Gauss-Legendre: 2S points,
+/// sharing none with the S-point rule (kept_scale 0, all 2S added).
+struct QuadratureRefinement {
+  int points = 0;
+  double kept_scale = 0.0;
+  QuadratureRule added;
+};
+/// The refinement of the `points`-point rule of `kind` (points >= 1).
+QuadratureRefinement refine_quadrature(QuadratureKind kind, int points);
+
 /// "midpoint", "gauss-legendre".
 const std::vector<std::string>& quadrature_names();
 /// The kind of a name; throws attend::InputError naming the known ones.

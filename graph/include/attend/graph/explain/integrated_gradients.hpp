@@ -10,6 +10,8 @@
 /// Steps run in batches: each batch is one forward and one backward pass over disjoint copies
 /// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1), where a_k is
 /// the rule's k-th point.
+/// With a gap bound (PathSteps::max_gap) the rule is refined per call until the gap is
+/// within it or the step cap, and the steps used are reported.
 
 #include <cstdint>
 
@@ -25,12 +27,12 @@ namespace attend::graph {
 /// f(baseline) and the completeness gap.
 using IntegratedGradients = PathIntegral;
 
-/// `rule` has at least one point; `batch_values` bounds copies x n x F per batch (at least one copy).
+/// `batch_values` bounds copies x n x F per batch (at least one copy).
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, const QuadratureRule& rule,
+                                                  int64_t cls, const PathSteps& path,
                                                   int64_t batch_values = int64_t{1} << 22);
 /// `batch_values` bounds copies x (n + E) per batch.
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               const QuadratureRule& rule, int64_t batch_values = int64_t{1} << 20);
+                                               const PathSteps& path, int64_t batch_values = int64_t{1} << 20);
 
 }  // namespace attend::graph

@@ -19,6 +19,10 @@ struct ExplainOptions {
   ExplainMethod method = ExplainMethod::kIntegratedGradients;
   int steps = 50;                            ///< integrated gradients: quadrature points
   QuadratureKind rule = QuadratureKind::kMidpoint;  ///< integrated gradients
+  /// integrated gradients: refine the rule per node while |gap| > max_gap |f(x) - f(0)|, up to
+  /// max_steps points (integrated_gradients.hpp: PathSteps); 0: the `steps` points only
+  double max_gap = 0.0;
+  int max_steps = 0;
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
   uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
@@ -38,9 +42,11 @@ struct NodeExplanation {
   std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
   /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
   double feature_baseline_value = NAN, feature_completeness_gap = NAN;
+  int feature_steps = 0;  ///< quadrature points used on the features (0: none)
   /// Integrated gradients on edges: f(mask 0) and sum of attributions over every plain edge
   /// of the computation graph - (f(mask 1) - f(mask 0)).
   double edge_baseline_value = NAN, edge_completeness_gap = NAN;
+  int edge_steps = 0;  ///< quadrature points used on the edges (0: none)
 };
 
 /// Explain dataset node `node` of `data` with `model` (set to evaluation mode). Throws

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Explanation AUC on the four synthetic benchmarks of GNNExplainer (Ying et al. 2019), end to
+end with the attend command line (issue #14): for each benchmark and seed s, `attend generate
+--seed s`, the benchmark's preset trained with seed s (a GCN: the model the paper explains)
+and the `gat` preset trained with seed s (for the attention method: the GCN has no attention
+weights), then every method explains the test nodes that lie in a planted motif and
+`attend explain eval` scores them: edge AUC against the motif edges, fidelity+ and fidelity-
+with the top-k edges (k = the motif's edges: 6 for a house or a 6-cycle, 12 for a 3x3 grid),
+beside each model's test accuracy (an AUC counts only for a model at 90 % or better) and the
+structure-only degree baseline. Prints the table, with the published AUCs, and writes JSON.
+
+  python3 benchmarks/explain_auc.py --attend build/apps/attend --work /tmp/auc --seeds 0,1,2 --json auc.json
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+
+TOP_K = {"ba-shapes": 6, "ba-community": 6, "tree-cycles": 6, "tree-grid": 12}
+# Published AUCs as issue #14 quotes them (GNNExplainer paper, Table 1; PGExplainer paper).
+PUBLISHED = {
+    "attention": {"ba-shapes": 0.815, "ba-community": 0.739, "tree-cycles": 0.824, "tree-grid": 0.667},
+    "gradient": {"ba-shapes": 0.882, "ba-community": 0.750, "tree-cycles": 0.905, "tree-grid": 0.667},
+    "gnnexplainer": {"ba-shapes": 0.925, "ba-community": 0.836, "tree-cycles": 0.948, "tree-grid": 0.875},
+    "pgexplainer": {"ba-shapes": 0.963, "ba-community": 0.945, "tree-cycles": 0.987, "tree-grid": 0.907},
+}
+GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "degree"]
+GAT_METHODS = ["attention", "degree"]
+
+
+def run(cmd):
+    subprocess.run(["nice", "-n", "10"] + cmd, check=True, capture_output=True, text=True)
+
+
+def motif_test_nodes(folder):
+    """Test nodes whose motif_nodes.txt entry is not -1 (node ids 0..N-1 are their names)."""
+    with open(os.path.join(folder, "motif_nodes.txt")) as f:
+        motif = [int(line) for line in f if not line.startswith("#")]
+    with open(os.path.join(folder, "split_test.txt")) as f:
+        return [line.strip() for line in f if line.strip() and motif[int(line)] != -1]
+
+
+def train(args, data, model, seed, checkpoint):
+    summary = checkpoint + ".train.json"
+    if not (args.resume and os.path.exists(summary)):
+        run([args.attend, "node-classify", "train", "--data", data, "--model", model, "--seed", str(seed), "--save",
+             checkpoint, "--json", summary, "--quiet", "--threads", "1"])
+    with open(summary) as f:
+        return json.load(f)["runs"][0]["test_acc"]
+
+
+def explain_and_score(args, data, checkpoint, nodes, methods, top_k, prefix):
+    files = []
+    for method in methods:
+        out = "%s.%s" % (prefix, method)
+        files.append(out + ".h5")
+        if args.resume and os.path.exists(out + ".h5"):
+            continue
+        run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
+             "--method", method, "--out", out, "--quiet", "--threads", "1"])
+    table = prefix + ".eval.json"
+    cmd = [args.attend, "explain", "eval", "--data", data, "--checkpoint", checkpoint, "--ground-truth", data,
+           "--top-k", str(top_k), "--json", table, "--threads", "1"]
+    for f in files:
+        cmd += ["--explanations", f]
+    if not (args.resume and os.path.exists(table)):
+        run(cmd)
+    with open(table) as f:
+        rows = json.load(f)["rows"]
+    return {r["method"]: {"auc": r["auc"], "fidelity_plus": r["fidelity_plus"], "fidelity_minus": r["fidelity_minus"]}
+            for r in rows if r["kind"] == "edges"}
+
+
+def mean_sd(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return "%.3f +- %.3f" % (statistics.mean(values), sd)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--attend", default="build/apps/attend")
+    parser.add_argument("--work", required=True, help="folder for the graphs, checkpoints and explanations")
+    parser.add_argument("--seeds", default="0,1,2", help="graph and model seeds, comma-separated")
+    parser.add_argument("--benchmarks", default=",".join(TOP_K))
+    parser.add_argument("--resume", action="store_true",
+                        help="reuse the graphs, checkpoints, explanations and tables already in --work")
+    parser.add_argument("--json", help="write every run and the summary here")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    runs = []
+    for bench in args.benchmarks.split(","):
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            data = os.path.join(args.work, "%s-%d" % (bench, seed))
+            if not (args.resume and os.path.exists(data)):
+                run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
+            nodes = motif_test_nodes(data)
+            entry = {"benchmark": bench, "seed": seed, "explained_nodes": len(nodes), "models": {}}
+            for model, preset, methods in (("gcn", bench, GCN_METHODS), ("gat", "gat", GAT_METHODS)):
+                checkpoint = os.path.join(data, model + ".h5")
+                accuracy = train(args, data, preset, seed, checkpoint)
+                scores = explain_and_score(args, data, checkpoint, nodes, methods, TOP_K[bench],
+                                           os.path.join(data, model))
+                entry["models"][model] = {"preset": preset, "test_accuracy": accuracy, "methods": scores}
+            runs.append(entry)
+            print("%s seed %d: %d nodes, gcn %.1f %%, gat %.1f %%" % (
+                bench, seed, len(nodes), 100 * entry["models"]["gcn"]["test_accuracy"],
+                100 * entry["models"]["gat"]["test_accuracy"]), flush=True)
+    summary = print_summary(runs)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"runs": runs, "summary": summary, "published": PUBLISHED}, f, indent=1)
+
+
+def print_summary(runs):
+    summary = []
+    print("\nbenchmark     model (test acc %, lowest)   method                 AUC              fid+             fid-")
+    for bench in dict.fromkeys(r["benchmark"] for r in runs):
+        mine = [r for r in runs if r["benchmark"] == bench]
+        for model in ("gcn", "gat"):
+            acc = [r["models"][model]["test_accuracy"] for r in mine]
+            label = "%s (%.1f, %.1f)" % (model, 100 * statistics.mean(acc), 100 * min(acc))
+            for method in mine[0]["models"][model]["methods"]:
+                cells = {k: [r["models"][model]["methods"][method][k] for r in mine]
+                         for k in ("auc", "fidelity_plus", "fidelity_minus")}
+                print("%-13s %-28s %-22s %-16s %-16s %s" % (bench, label, method, mean_sd(cells["auc"]),
+                                                          mean_sd(cells["fidelity_plus"]),
+                                                          mean_sd(cells["fidelity_minus"])))
+                summary.append({"benchmark": bench, "model": model, "test_accuracy": acc, "method": method,
+                                "seeds": [r["seed"] for r in mine], **cells})
+        print("%-13s published AUC: %s" % (bench, ", ".join("%s %.3f" % (m, PUBLISHED[m][bench]) for m in PUBLISHED)))
+    return summary
+
+
+if __name__ == "__main__":
+    main()
