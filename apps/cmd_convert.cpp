@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "convert_graph.hpp"
 #include "convert_msa.hpp"
+#include "option_checks.hpp"
 
 namespace attend::cli {
 
@@ -22,6 +23,15 @@ Command add_convert_command(CLI::App& parent, Context& context) {
                    ->type_name("PATH"));
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
+  app->add_option("--features-layout", g->features_layout,
+                  "How the graph file stores node features: csr (sparse), dense (row chunks that a batch reads "
+                  "out of core) or auto (the smaller: dense when over a third of the values are stored)")
+      ->check(CLI::IsMember({"auto", "csr", "dense"}))
+      ->capture_default_str();
+  app->add_option("--chunk-rows", g->chunk_rows, "Dense features: rows per HDF5 chunk")
+      ->check(at_least(1))
+      ->capture_default_str();
+  app->add_flag("--compress-features", g->compress_features, "Dense features: compress the chunks (shuffle + gzip)");
   auto msa = add_convert_msa_options(app, *files);
 
   auto run = [&context, to, g, msa]() {

@@ -13,7 +13,9 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
   if (args.graph.empty() && args.triples.empty()) throw InputError("give --graph PATH or --triples FILE");
   const graph::NodeDataset d = args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
   for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
-  graph::save_node_dataset(args.to, d);
+  const graph::GraphFileOptions options{graph::parse_feature_layout(args.features_layout), args.chunk_rows,
+                                        args.compress_features};
+  graph::save_node_dataset(args.to, d, options);
   context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
               << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "
               << d.num_classes << " classes, " << d.num_relations() << " relations, split " << d.train.size() << "/"

@@ -2,6 +2,7 @@
 /// `attend convert --graph PATH | --triples FILE... --to FILE`: a graph dataset in any format
 /// that training reads, written as one attend.graph HDF5 file.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct ConvertGraphArgs {
   std::string graph;
   std::vector<std::string> triples;
   std::string to;
+  std::string features_layout = "auto";  ///< auto, csr or dense (graph::parse_feature_layout)
+  int64_t chunk_rows = 64;               ///< dense layout: rows per chunk
+  bool compress_features = false;        ///< dense layout: shuffle + gzip
 };
 
 /// Load the dataset, print its loader warnings to `context.err`, write it with

@@ -161,6 +161,21 @@ void write_dense_features(Hdf5File& file, int64_t rows, int64_t cols, const Feat
 
 }  // namespace
 
+FeatureLayout parse_feature_layout(const std::string& name) {
+  if (name == "auto") return FeatureLayout::kAuto;
+  if (name == "csr") return FeatureLayout::kCsr;
+  if (name == "dense") return FeatureLayout::kDense;
+  throw InputError("unknown feature layout '" + name + "': expected auto, csr or dense");
+}
+
+std::string feature_layout_name(FeatureLayout layout) {
+  switch (layout) {
+    case FeatureLayout::kCsr: return "csr";
+    case FeatureLayout::kDense: return "dense";
+    default: return "auto";
+  }
+}
+
 FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features) {
   if (layout != FeatureLayout::kAuto) return layout;
   const double values = static_cast<double>(features.rows()) * static_cast<double>(features.cols());

@@ -40,6 +40,11 @@ struct GraphFileOptions {
   bool compress = false;  ///< dense layout: shuffle + gzip level 4 on each chunk
 };
 
+/// "auto", "csr" or "dense"; another name is an InputError listing these.
+FeatureLayout parse_feature_layout(const std::string& name);
+/// The name parse_feature_layout reads.
+std::string feature_layout_name(FeatureLayout layout);
+
 /// The layout kAuto stands for with these features (kCsr for featureless graphs); another
 /// layout is returned as given.
 FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features);
