@@ -28,8 +28,8 @@ Command add_convert_command(CLI::App& parent, Context& context) {
                   "out of core) or auto (the smaller: dense when over a third of the values are stored)")
       ->check(CLI::IsMember({"auto", "csr", "dense"}))
       ->capture_default_str();
-  app->add_option("--chunk-rows", g->chunk_rows, "Dense features: rows per HDF5 chunk")
-      ->check(at_least(1))
+  app->add_option("--chunk-rows", g->chunk_rows, "Dense features: rows per HDF5 chunk (0: contiguous, read row by row without HDF5)")
+      ->check(at_least(0))
       ->capture_default_str();
   app->add_flag("--compress-features", g->compress_features, "Dense features: compress the chunks (shuffle + gzip)");
   auto msa = add_convert_msa_options(app, *files);

@@ -86,8 +86,8 @@ void add_large_graph_options(CLI::App* app, GenerateArgs& a) {
       ->check(at_least(0.0))
       ->capture_default_str()
       ->group(group);
-  app->add_option("--chunk-rows", a.large.file.chunk_rows, "Feature rows per HDF5 chunk")
-      ->check(at_least(1))
+  app->add_option("--chunk-rows", a.large.file.chunk_rows, "Feature rows per HDF5 chunk (0: contiguous, read row by row without HDF5)")
+      ->check(at_least(0))
       ->capture_default_str()
       ->group(group);
   app->add_flag("--compress", a.compress, "Compress the feature chunks (shuffle + gzip)")->group(group);

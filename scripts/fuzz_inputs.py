@@ -151,6 +151,14 @@ def build_seeds(attend, base):
     run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid.h5")], base)
     run_quiet(attend, ["convert", "--graph", str(seeds / "rdf"), "--to", str(h5 / "rdf.h5")], base)
     run_quiet(attend, ["convert", "--triples", str(seeds / "triples.tsv"), "--to", str(h5 / "triples.h5")], base)
+    # The dense feature layout (/features/dense in row chunks), plain and compressed, and a
+    # generated large graph (dense by construction).
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid_dense.h5"),
+                       "--features-layout", "dense", "--chunk-rows", "2"], base)
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid_zipped.h5"),
+                       "--features-layout", "dense", "--chunk-rows", "3", "--compress-features"], base)
+    run_quiet(attend, ["generate", "large-graph", "--nodes", "40", "--edges", "120", "--features", "3",
+                       "--classes", "2", "--chunk-rows", "8", "--out", str(h5 / "large_graph.h5"), "--quiet"], base)
     run_quiet(attend, ["convert", "--msa", str(FIXTURES / "tiny.fasta"), "--to", str(h5 / "msa.h5"),
                        "--with-scores"], base)
     run_quiet(attend, ["node-classify", "train", "--data", str(seeds / "planetoid"), "--model", str(models[0]),
@@ -228,6 +236,8 @@ def build_seeds(attend, base):
         "tsv-triples": ([seeds / "triples.tsv"], lambda rng, f, out: ["convert", "--triples", f,
                                                                       "--to", f"{out}/g.h5"]),
         "graph-h5": ([h5 / "planetoid.h5", h5 / "rdf.h5", h5 / "triples.h5"], graph_h5_cmd),
+        "graph-h5-dense": ([h5 / "planetoid_dense.h5", h5 / "planetoid_zipped.h5", h5 / "large_graph.h5"],
+                           graph_h5_cmd),
         "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
             rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
         "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5"], checkpoint_cmd),

@@ -542,9 +542,13 @@ void Hdf5File::create_row_dataset(const std::string& dataset_path, int64_t rows,
   if (object_exists(fid, path)) fail(path_, label, "already exists");
   const std::string parent = parent_of(path);
   if (parent != "/") create_group(parent);
+  ATTEND_CHECK(chunk_rows >= 0 && !(chunk_rows == 0 && compress),
+               "create_row_dataset: " << chunk_rows << " rows per chunk" << (compress ? " with compression" : ""));
   Hid space = make_space({rows, cols});
   Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  if (rows > 0 && cols > 0) {
+  if (chunk_rows == 0) {
+    H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+  } else if (rows > 0 && cols > 0) {
     const std::vector<hsize_t> chunk = {static_cast<hsize_t>(std::clamp<int64_t>(chunk_rows, 1, rows)),
                                         static_cast<hsize_t>(cols)};
     H5Pset_chunk(dcpl.get(), 2, chunk.data());
@@ -599,13 +603,18 @@ Tensor Hdf5File::read_rows(const std::string& dataset_path, const std::vector<in
   Tensor block({n, cols});  // [n, C]
   if (block.numel() == 0) return block;
   if (selection == RowSelection::kHyperslabs) {
-    H5Sselect_none(space.get());
+    // One read per run: HDF5 1.10 maps a union of many hyperslabs onto a chunked dataset's
+    // chunks in time that grows with runs x chunks, slower than separate reads beyond a few
+    // hundred runs (docs/performance.md, "Feature rows out of core").
     for (int64_t i = 0; i < n;) {
       int64_t end = i + 1;  // rows[i .. end) are consecutive
       while (end < n && rows[end] == rows[end - 1] + 1) ++end;
       const std::vector<hsize_t> start = {static_cast<hsize_t>(rows[i]), 0};
       const std::vector<hsize_t> count = {static_cast<hsize_t>(end - i), static_cast<hsize_t>(cols)};
-      H5Sselect_hyperslab(space.get(), H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr);
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+      Hid memory = make_space({end - i, cols});
+      check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data() + i * cols),
+            path_, label, "read rows");
       i = end;
     }
   } else {
@@ -617,12 +626,29 @@ Tensor Hdf5File::read_rows(const std::string& dataset_path, const std::vector<in
       }
     }
     H5Sselect_elements(space.get(), H5S_SELECT_SET, static_cast<std::size_t>(n * cols), points.data());
+    Hid memory = make_space(block.shape());
+    check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data()), path_,
+          label, "read rows");
   }
-  Hid memory = make_space(block.shape());
-  check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data()), path_,
-        label, "read rows");
   require_finite(path_, label, block);
   return block;
+}
+
+int64_t Hdf5File::raw_data_offset(const std::string& dataset_path) const {
+  const std::string path = normalize(dataset_path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_external_count(dcpl.get()) != 0 ||
+      H5Tequal(type.get(), H5T_IEEE_F32LE) <= 0) {
+    return -1;
+  }
+  const haddr_t address = H5Dget_offset(dataset.get());
+  if (address == HADDR_UNDEF) return -1;
+  Hid fcpl(H5Fget_create_plist(id()), H5Pclose);
+  hsize_t user_block = 0;
+  H5Pget_userblock(fcpl.get(), &user_block);
+  return static_cast<int64_t>(address + user_block);
 }
 
 Shape Hdf5File::dataset_chunk_shape(const std::string& dataset_path) const {

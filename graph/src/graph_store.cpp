@@ -141,14 +141,18 @@ void write_graph_file(const std::string& path, const NodeDataset& d, int64_t sch
 /// The dense layout: /features/dense [N, F], filled chunk-aligned block by block.
 void write_dense_features(Hdf5File& file, int64_t rows, int64_t cols, const FeatureBlockSource& source,
                           const GraphFileOptions& options) {
-  ATTEND_CHECK(options.chunk_rows >= 1, "dense features need at least one row per chunk, got " << options.chunk_rows);
+  if (options.chunk_rows < 0 || (options.chunk_rows == 0 && options.compress)) {
+    throw InputError("dense features need 0 rows per chunk (contiguous, uncompressed) or more, got " +
+                     std::to_string(options.chunk_rows) + (options.compress ? " with compression" : ""));
+  }
   file.create_group("/features");
   file.set_attr("/features", "rows", rows);
   file.set_attr("/features", "cols", cols);
   file.create_row_dataset(kDenseFeaturesPath, rows, cols, options.chunk_rows, options.compress);
   // About 16 MiB of rows per block, a whole number of chunks.
   const int64_t row_bytes = std::max<int64_t>(cols, 1) * static_cast<int64_t>(sizeof(float));
-  const int64_t block = std::max<int64_t>((int64_t{16} << 20) / row_bytes / options.chunk_rows, 1) * options.chunk_rows;
+  const int64_t chunk = std::max<int64_t>(options.chunk_rows, 1);
+  const int64_t block = std::max<int64_t>((int64_t{16} << 20) / row_bytes / chunk, 1) * chunk;
   for (int64_t first = 0; first < rows; first += block) {
     const int64_t count = std::min(block, rows - first);
     const Tensor values = source(first, count);  // [count, F]

@@ -1,6 +1,11 @@
 #include "attend/graph/hdf5_feature_rows.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "attend/core/error.hpp"
@@ -33,7 +38,49 @@ Hdf5FeatureRows::Hdf5FeatureRows(const std::string& path, const Hdf5FeatureRowsO
       rows_(dense_feature_shape(file_)[0]),
       cols_(file_.dataset_shape(kDenseFeaturesPath)[1]),
       cache_(rows_, cols_, options.cache_bytes),
-      mark_(static_cast<std::size_t>(rows_), -1) {}
+      mark_(static_cast<std::size_t>(rows_), -1) {
+  if constexpr (std::endian::native == std::endian::little) {
+    const int64_t offset = file_.raw_data_offset(kDenseFeaturesPath);
+    if (offset < 0 || rows_ * cols_ == 0) return;
+    descriptor_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor_ < 0) throw InputError(path, 0, "cannot open for reading feature rows");
+    raw_offset_ = offset;
+  }
+}
+
+Hdf5FeatureRows::~Hdf5FeatureRows() {
+  if (descriptor_ >= 0) ::close(descriptor_);
+}
+
+Tensor Hdf5FeatureRows::read_sorted(const std::vector<int64_t>& sorted) const {
+  if (raw_offset_ < 0) return file_.read_rows(kDenseFeaturesPath, sorted, options_.selection);
+  const auto m = static_cast<int64_t>(sorted.size());
+  Tensor block({m, cols_});  // [m, F]
+  const int64_t row_bytes = cols_ * static_cast<int64_t>(sizeof(float));
+  for (int64_t i = 0; i < m;) {
+    int64_t end = i + 1;  // sorted[i .. end) are consecutive rows
+    while (end < m && sorted[end] == sorted[end - 1] + 1) ++end;
+    auto* into = reinterpret_cast<char*>(block.data() + i * cols_);
+    int64_t want = (end - i) * row_bytes, at = raw_offset_ + sorted[i] * row_bytes;
+    while (want > 0) {
+      const ssize_t got = ::pread(descriptor_, into, static_cast<std::size_t>(want), static_cast<off_t>(at));
+      if (got <= 0) {
+        throw InputError(file_.path(), 0, std::string(kDenseFeaturesPath) + ": cannot read rows from " +
+                                              std::to_string(sorted[i]) + " (the file is truncated?)");
+      }
+      into += got;
+      at += got;
+      want -= got;
+    }
+    i = end;
+  }
+  const float* bad = std::find_if(block.begin(), block.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != block.end()) {
+    throw InputError(file_.path(), 0, std::string(kDenseFeaturesPath) + ": a non-finite value (" +
+                                          std::to_string(*bad) + ") (a damaged file?)");
+  }
+  return block;
+}
 
 Tensor Hdf5FeatureRows::gather(const std::vector<int64_t>& ids) {
   const auto n = static_cast<int64_t>(ids.size());
@@ -75,7 +122,7 @@ Tensor Hdf5FeatureRows::gather_distinct(const std::vector<int64_t>& ids, const s
   stats_.cache_misses += static_cast<int64_t>(missing.size());
   if (!missing.empty()) {
     std::sort(missing.begin(), missing.end());
-    Tensor read = file_.read_rows(kDenseFeaturesPath, missing, options_.selection);  // [m, F]
+    Tensor read = read_sorted(missing);  // [m, F]
     for (std::size_t k = 0; k < missing.size(); ++k) {
       float* row = read.data() + k * cols_;
       if (options_.normalize) normalize_feature_row(row, cols_);

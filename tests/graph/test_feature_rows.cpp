@@ -86,15 +86,18 @@ TEST_CASE("rows read from the graph file equal the rows in memory, whatever the 
   testing::TempDir dir;
   const int64_t n = 500, f = 7;
   const NodeDataset d = random_dense_dataset(n, f, 11);
-  const GraphFileOptions file_options{FeatureLayout::kDense, 16, true};
-  save_node_dataset(dir.file("g.h5"), d, file_options);
+  save_node_dataset(dir.file("chunked.h5"), d, {FeatureLayout::kDense, 16, true});
+  save_node_dataset(dir.file("contiguous.h5"), d, {FeatureLayout::kDense, 0, false});
   const int64_t row_bytes = f * 4;
+  for (const char* name : {"chunked.h5", "contiguous.h5"})
   for (bool normalize : {false, true}) {
     InMemoryFeatureRows memory(d.features, normalize);
     for (RowSelection selection : {RowSelection::kHyperslabs, RowSelection::kPoints}) {
       for (int64_t budget : {int64_t{0}, 10 * row_bytes + 3, 200 * row_bytes, n * row_bytes}) {
-        INFO("normalize " << normalize << ", points " << (selection == RowSelection::kPoints) << ", budget " << budget);
-        Hdf5FeatureRows file_rows(dir.file("g.h5"), {budget, selection, normalize});
+        INFO(name << ", normalize " << normalize << ", points " << (selection == RowSelection::kPoints) << ", budget "
+                  << budget);
+        Hdf5FeatureRows file_rows(dir.file(name), {budget, selection, normalize});
+        CHECK(file_rows.reads_directly() == (std::string(name) == "contiguous.h5"));
         CHECK(file_rows.rows() == n);
         CHECK(file_rows.cols() == f);
         for (uint64_t batch = 0; batch < 12; ++batch) {
@@ -121,6 +124,8 @@ TEST_CASE("the dense layout stores features in row chunks and reads back as the 
   save_node_dataset(dir.file("dense.h5"), d, {FeatureLayout::kDense, 32, false});
   save_node_dataset(dir.file("zipped.h5"), d, {FeatureLayout::kDense, 50, true});
   save_node_dataset(dir.file("auto.h5"), d);  // about half full: dense
+  save_node_dataset(dir.file("contiguous.h5"), d, {FeatureLayout::kDense, 0, false});
+  CHECK_THROWS_WITH(save_node_dataset(dir.file("x.h5"), d, {FeatureLayout::kDense, 0, true}), Contains("0 rows per chunk"));
   {
     const Hdf5File csr = Hdf5File::open(dir.file("csr.h5"));
     CHECK(csr.schema_version() == 1);
@@ -135,8 +140,12 @@ TEST_CASE("the dense layout stores features in row chunks and reads back as the 
     CHECK(zipped.dataset_chunk_shape(kDenseFeaturesPath) == Shape{50, 6});
     CHECK(zipped.dataset_compressed(kDenseFeaturesPath));
     CHECK(Hdf5File::open(dir.file("auto.h5")).exists(kDenseFeaturesPath));
+    const Hdf5File contiguous = Hdf5File::open(dir.file("contiguous.h5"));
+    CHECK(contiguous.dataset_chunk_shape(kDenseFeaturesPath).empty());
+    CHECK(contiguous.raw_data_offset(kDenseFeaturesPath) > 0);
+    CHECK(dense.raw_data_offset(kDenseFeaturesPath) == -1);
   }
-  for (const char* name : {"csr.h5", "dense.h5", "zipped.h5", "auto.h5"}) {
+  for (const char* name : {"csr.h5", "dense.h5", "zipped.h5", "auto.h5", "contiguous.h5"}) {
     INFO(name);
     const NodeDataset back = load_node_dataset_h5(dir.file(name));
     CHECK(back.features.indptr() == d.features.indptr());

@@ -25,7 +25,7 @@ namespace attend {
 
 /// How `Hdf5File::read_rows` tells HDF5 which rows to read.
 enum class RowSelection {
-  kHyperslabs,  ///< one hyperslab per run of consecutive rows, or-ed into one selection
+  kHyperslabs,  ///< one hyperslab read per run of consecutive rows
   kPoints,      ///< a point selection listing every value of the rows
 };
 
@@ -93,8 +93,10 @@ class Hdf5File {
 
   /// Create a float32 dataset [rows, cols] that `write_rows` fills block by block, so a
   /// matrix larger than memory can be written: chunked in blocks of `chunk_rows` whole rows
-  /// (clamped to 1..rows), compressed with shuffle + gzip level 4 when `compress`. Values not
-  /// written read as 0. Missing parent groups are created; an existing object is an InputError.
+  /// (clamped to 1..rows), compressed with shuffle + gzip level 4 when `compress`; with
+  /// `chunk_rows` 0, contiguous and uncompressed (`compress` must be false), its storage
+  /// allocated at once (see raw_data_offset). Values not written read as 0. Missing parent
+  /// groups are created; an existing object is an InputError.
   void create_row_dataset(const std::string& dataset_path, int64_t rows, int64_t cols, int64_t chunk_rows,
                           bool compress);
   /// Write `block` [n, cols] into rows first .. first + n - 1 of a two-dimensional float32
@@ -106,6 +108,11 @@ class Hdf5File {
   /// InputError, as in read_tensor.
   Tensor read_rows(const std::string& dataset_path, const std::vector<int64_t>& rows,
                    RowSelection selection = RowSelection::kHyperslabs) const;
+  /// Where the values of a contiguous, allocated, little-endian float32 dataset start, as a
+  /// byte offset from the start of the file (a user block included), so that a reader can
+  /// fetch rows with plain file reads; -1 for any other dataset (chunked, compressed, another
+  /// type, external or not allocated).
+  int64_t raw_data_offset(const std::string& dataset_path) const;
   /// The chunk shape of a dataset; {} when it is stored contiguously.
   Shape dataset_chunk_shape(const std::string& dataset_path) const;
   /// Whether a dataset is compressed (has the deflate filter).

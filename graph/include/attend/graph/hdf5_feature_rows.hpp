@@ -3,8 +3,10 @@
 /// (`/features/dense` [N, F] float32, chunked by rows; docs/hdf5-schema.md), through an LRU
 /// row cache, so memory holds a batch's rows and the cache, never the whole matrix.
 ///
-/// A gather looks every distinct id up in the cache, reads the missing rows in one HDF5 call
-/// (sorted, as a union of hyperslabs over runs of consecutive rows or as a point selection),
+/// A gather looks every distinct id up in the cache, reads the missing rows in sorted order
+/// (one hyperslab read per run of consecutive rows, or one read of a point selection; from a
+/// contiguous dataset, `chunk_rows` 0, one plain file read (pread) per run at the offset HDF5
+/// gives, bypassing HDF5's per-read overhead),
 /// normalises them when asked, caches them and copies each requested row into place. The
 /// rows do not depend on the cache size or the selection: the same bits as
 /// InMemoryFeatureRows over the same file.
@@ -37,6 +39,9 @@ struct FeatureRowsStats {
 
 class Hdf5FeatureRows final : public FeatureRows {
  public:
+  Hdf5FeatureRows(const Hdf5FeatureRows&) = delete;
+  Hdf5FeatureRows& operator=(const Hdf5FeatureRows&) = delete;
+  ~Hdf5FeatureRows() override;
   /// Open `path` (an attend.graph file with `/features/dense`); a file without it, or whose
   /// dataset's shape disagrees with its node count, is an InputError naming the file.
   Hdf5FeatureRows(const std::string& path, const Hdf5FeatureRowsOptions& options);
@@ -45,10 +50,14 @@ class Hdf5FeatureRows final : public FeatureRows {
   /// Serial, apart from HDF5's own reading.
   Tensor gather(const std::vector<int64_t>& ids) override;
   FeatureRowsStats stats() const;
+  /// Whether rows are read with plain file reads (a contiguous little-endian dataset).
+  bool reads_directly() const { return raw_offset_ >= 0; }
 
  private:
   /// gather's work once `mark_` maps each of the `distinct` ids to its position.
   Tensor gather_distinct(const std::vector<int64_t>& ids, const std::vector<int64_t>& distinct);
+  /// The rows `sorted` (strictly increasing) from the file: [m, F].
+  Tensor read_sorted(const std::vector<int64_t>& sorted) const;
 
   Hdf5File file_;
   Hdf5FeatureRowsOptions options_;
@@ -56,6 +65,8 @@ class Hdf5FeatureRows final : public FeatureRows {
   LruRowCache cache_;
   FeatureRowsStats stats_;
   std::vector<int64_t> mark_;  ///< [N] position of an id in the current gather's distinct ids, -1 otherwise
+  int64_t raw_offset_ = -1;    ///< byte offset of the contiguous values, -1: read through HDF5
+  int descriptor_ = -1;        ///< the file opened for pread when raw_offset_ >= 0
 };
 
 }  // namespace attend::graph
