@@ -1,5 +1,7 @@
 #include "attend/graph/feature_rows.hpp"
 
+#include <memory>
+
 #include "attend/core/error.hpp"
 
 namespace attend::graph {
@@ -30,6 +32,18 @@ Tensor InMemoryFeatureRows::gather(const std::vector<int64_t>& ids) {
     for (int64_t k = indptr[id]; k < indptr[id + 1]; ++k) row[indices[k]] = values[k];
   }
   return out;
+}
+
+NodeFeatures gather_node_features(FeatureRows& rows, const std::vector<int64_t>& ids) {
+  if (rows.cols() > 0) return NodeFeatures(Var(rows.gather(ids)));
+  const auto n = static_cast<int64_t>(ids.size());
+  std::vector<int64_t> local(ids.size());
+  for (int64_t i = 0; i < n; ++i) {
+    ATTEND_CHECK(ids[i] >= 0 && ids[i] < rows.rows(), "node " << ids[i] << " outside 0.." << rows.rows() - 1);
+    local[static_cast<std::size_t>(i)] = i;
+  }
+  return NodeFeatures(std::make_shared<const SparseMatrix>(
+      SparseMatrix::from_triplets(n, rows.rows(), local, ids, std::vector<float>(ids.size(), 1.0f))));
 }
 
 }  // namespace attend::graph

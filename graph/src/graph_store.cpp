@@ -172,15 +172,8 @@ FeatureLayout parse_feature_layout(const std::string& name) {
   throw InputError("unknown feature layout '" + name + "': expected auto, csr or dense");
 }
 
-std::string feature_layout_name(FeatureLayout layout) {
-  switch (layout) {
-    case FeatureLayout::kCsr: return "csr";
-    case FeatureLayout::kDense: return "dense";
-    default: return "auto";
-  }
-}
-
 FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features) {
+  if (features.cols() == 0) return FeatureLayout::kCsr;
   if (layout != FeatureLayout::kAuto) return layout;
   const double values = static_cast<double>(features.rows()) * static_cast<double>(features.cols());
   // CSR stores 12 bytes per value (int64 column, float32), dense 4 per entry.
@@ -277,11 +270,11 @@ GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5Featur
   {
     Hdf5File file = Hdf5File::open(path);
     g.dataset = read_structure(file);
+    require_consistent(path, g.dataset);
     dense = file.exists(kDenseFeaturesPath);
     if (!dense) g.features = std::make_unique<InMemoryFeatureRows>(read_features(file), options.normalize);
   }
   if (dense) g.features = std::make_unique<Hdf5FeatureRows>(path, options);
-  require_consistent(path, g.dataset);
   if (g.features->cols() > 0 && g.features->rows() != g.dataset.num_nodes) {
     throw InputError(path, 0, "inconsistent graph: " + std::to_string(g.features->rows()) + " feature rows for " +
                                   std::to_string(g.dataset.num_nodes) + " nodes");

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "attend/core/error.hpp"
 #include "attend/graph/graph_store.hpp"
@@ -28,6 +29,13 @@ Shape dense_feature_shape(const Hdf5File& file) {
     throw InputError(file.path(), 0, std::string(kDenseFeaturesPath) + ": shape " + shape_to_string(shape) + " for " +
                                          std::to_string(nodes) + " nodes, expected [" + std::to_string(nodes) + ", F]");
   }
+  // As Hdf5File's readers: deflate packs at most about 1032:1, so a larger matrix is damage
+  // (the reader allocates per-row arrays before it reads a value).
+  const double bytes = 4.0 * static_cast<double>(shape[0]) * static_cast<double>(shape[1]);
+  if (bytes > 1032.0 * static_cast<double>(std::filesystem::file_size(file.path())) + (1 << 20)) {
+    throw InputError(file.path(), 0, std::string(kDenseFeaturesPath) + ": shape " + shape_to_string(shape) +
+                                         " cannot be stored in this file (a damaged file?)");
+  }
   return shape;
 }
 }  // namespace
@@ -42,6 +50,10 @@ Hdf5FeatureRows::Hdf5FeatureRows(const std::string& path, const Hdf5FeatureRowsO
   if constexpr (std::endian::native == std::endian::little) {
     const int64_t offset = file_.raw_data_offset(kDenseFeaturesPath);
     if (offset < 0 || rows_ * cols_ == 0) return;
+    const auto end = static_cast<uintmax_t>(offset + rows_ * cols_ * static_cast<int64_t>(sizeof(float)));
+    if (end > std::filesystem::file_size(path)) {
+      throw InputError(path, 0, std::string(kDenseFeaturesPath) + ": its values run past the end of the file (truncated?)");
+    }
     descriptor_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (descriptor_ < 0) throw InputError(path, 0, "cannot open for reading feature rows");
     raw_offset_ = offset;

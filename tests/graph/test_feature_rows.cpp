@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "attend/core/error.hpp"
@@ -11,6 +12,7 @@
 #include "attend/graph/feature_rows.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/hdf5_feature_rows.hpp"
+#include "attend/graph/neighbor_sampler.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -79,6 +81,26 @@ TEST_CASE("normalised feature rows are the bits of SparseMatrix::normalize_rows"
   for (int64_t i = 0; i < 40; ++i) all[static_cast<std::size_t>(i)] = i;
   CHECK(same_bits(InMemoryFeatureRows(d.features, true).gather(all), expected));
   CHECK(same_bits(InMemoryFeatureRows(d.features, false).gather(all), d.features.to_dense()));
+}
+
+TEST_CASE("the feature hook gives a batch the rows sampled_features takes from memory", "[graph]") {
+  const NodeDataset d = random_dense_dataset(50, 6, 4);
+  SparseMatrix normalised = d.features;
+  normalised.normalize_rows();
+  const std::vector<int64_t> ids = {7, 0, 49, 7, 13};
+  InMemoryFeatureRows rows(d.features, true);
+  const NodeFeatures batch = gather_node_features(rows, ids);
+  REQUIRE_FALSE(batch.is_sparse());
+  CHECK_FALSE(batch.dense.requires_grad());
+  const NodeFeatures expected =
+      sampled_features(NodeFeatures(std::make_shared<const SparseMatrix>(normalised)), ids);  // sparse [5, F]
+  CHECK(same_bits(batch.dense.value(), expected.sparse->to_dense()));
+  // Featureless: the identity's rows, as in memory.
+  InMemoryFeatureRows none(SparseMatrix::from_triplets(50, 0, {}, {}, {}), false);
+  const NodeFeatures one_hot = gather_node_features(none, ids);
+  REQUIRE(one_hot.is_sparse());
+  const NodeFeatures identity = sampled_features(NodeFeatures(identity_features(50)), ids);
+  CHECK(same_bits(one_hot.sparse->to_dense(), identity.sparse->to_dense()));
 }
 
 TEST_CASE("rows read from the graph file equal the rows in memory, whatever the cache and selection",
@@ -159,7 +181,7 @@ TEST_CASE("the dense layout stores features in row chunks and reads back as the 
   sparse.features = SparseMatrix::from_triplets(300, 6, {0, 5}, {1, 2}, {1.0f, 2.0f});
   CHECK(resolve_feature_layout(FeatureLayout::kAuto, sparse.features) == FeatureLayout::kCsr);
   CHECK(resolve_feature_layout(FeatureLayout::kDense, sparse.features) == FeatureLayout::kDense);
-  CHECK(resolve_feature_layout(FeatureLayout::kAuto, SparseMatrix::from_triplets(3, 0, {}, {}, {})) ==
+  CHECK(resolve_feature_layout(FeatureLayout::kDense, SparseMatrix::from_triplets(3, 0, {}, {}, {})) ==
         FeatureLayout::kCsr);
 }
 
@@ -207,4 +229,8 @@ TEST_CASE("feature rows refuse a file without dense features and ids outside the
     file.set_attr("/", "num_nodes", int64_t{21});
   }
   CHECK_THROWS_WITH(Hdf5FeatureRows(dir.file("dense.h5"), {}), Contains("expected [21, F]"));
+  // A contiguous file cut short is refused when opened, not read past its end.
+  save_node_dataset(dir.file("contiguous.h5"), d, {FeatureLayout::kDense, 0, false});
+  std::filesystem::resize_file(dir.file("contiguous.h5"), std::filesystem::file_size(dir.file("contiguous.h5")) - 200);
+  CHECK_THROWS_AS(Hdf5FeatureRows(dir.file("contiguous.h5"), {}), InputError);
 }

@@ -9,6 +9,7 @@
 
 #include "attend/core/sparse_matrix.hpp"
 #include "attend/core/tensor.hpp"
+#include "attend/graph/node_features.hpp"
 
 namespace attend::graph {
 
@@ -44,5 +45,11 @@ class InMemoryFeatureRows final : public FeatureRows {
  private:
   SparseMatrix features_;  ///< [N, F], normalised when asked
 };
+
+/// A batch's input features for a mini-batch loop's feature hook: the rows of `ids` as a
+/// constant dense NodeFeatures [n, F] (nothing upstream of a file takes a gradient); for a
+/// featureless graph (F = 0) the rows of the N x N identity as a sparse [n, N], as
+/// sampled_features gives them from identity_features.
+NodeFeatures gather_node_features(FeatureRows& rows, const std::vector<int64_t>& ids);
 
 }  // namespace attend::graph

@@ -43,11 +43,8 @@ struct GraphFileOptions {
 
 /// "auto", "csr" or "dense"; another name is an InputError listing these.
 FeatureLayout parse_feature_layout(const std::string& name);
-/// The name parse_feature_layout reads.
-std::string feature_layout_name(FeatureLayout layout);
-
-/// The layout kAuto stands for with these features (kCsr for featureless graphs); another
-/// layout is returned as given.
+/// The layout kAuto stands for with these features; another layout is returned as given,
+/// except that featureless graphs (F = 0, nothing to store) are always kCsr.
 FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features);
 
 /// Write `dataset` to `path` as an attend.graph file, atomically (a temporary file renamed
