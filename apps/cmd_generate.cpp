@@ -86,6 +86,16 @@ void add_large_graph_options(CLI::App* app, GenerateArgs& a) {
       ->check(at_least(0.0))
       ->capture_default_str()
       ->group(group);
+  app->add_option("--train-fraction", a.large.train_fraction, "Share of the nodes in the training split")
+      ->check(within(0.0, 1.0))
+      ->capture_default_str()
+      ->type_name("RATE")
+      ->group(group);
+  app->add_option("--val-fraction", a.large.val_fraction, "Share of the nodes in the validation split (the rest: test)")
+      ->check(within(0.0, 1.0))
+      ->capture_default_str()
+      ->type_name("RATE")
+      ->group(group);
   app->add_option("--chunk-rows", a.large.file.chunk_rows, "Feature rows per HDF5 chunk (0: contiguous, read row by row without HDF5)")
       ->check(at_least(0))
       ->capture_default_str()

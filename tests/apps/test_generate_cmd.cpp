@@ -66,6 +66,17 @@ TEST_CASE("generate large-graph writes a graph file that node-classify trains on
   const Result train = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "3", "--quiet"});
   INFO(train.err);
   CHECK(train.code == 0);
+  const Result out_of_core = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "2",
+                                   "--fanouts", "5,5,5,5", "--batch-size", "8", "--inference", "sampled",
+                                   "--features-out-of-core", "--feature-cache-mb", "0.01", "--quiet"});
+  INFO(out_of_core.err);
+  CHECK(out_of_core.code == 0);
+  CHECK(out_of_core.out.find("400 nodes, 1600 edges, 100 features") != std::string::npos);
+  const Result full = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "2",
+                           "--features-out-of-core", "--quiet"});
+  CHECK(full.code == 2);
+  CHECK(full.err.find("--fanouts") != std::string::npos);
+  CHECK(std::count(full.err.begin(), full.err.end(), '\n') == 1);
   const Result folder = run({"generate", "large-graph", "--out", tmp.file("folder")});
   CHECK(folder.code == 2);
   CHECK(folder.err.find("ending in .h5") != std::string::npos);

@@ -3,16 +3,22 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <memory>
 #include <filesystem>
 #include <vector>
 
+#include "attend/core/builtin_layers.hpp"
+#include "attend/core/checkpoint.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/registry.hpp"
 #include "attend/core/hdf5_file.hpp"
 #include "attend/core/random.hpp"
+#include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/feature_rows.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/hdf5_feature_rows.hpp"
 #include "attend/graph/neighbor_sampler.hpp"
+#include "attend/graph/node_training.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -233,4 +239,57 @@ TEST_CASE("feature rows refuse a file without dense features and ids outside the
   save_node_dataset(dir.file("contiguous.h5"), d, {FeatureLayout::kDense, 0, false});
   std::filesystem::resize_file(dir.file("contiguous.h5"), std::filesystem::file_size(dir.file("contiguous.h5")) - 200);
   CHECK_THROWS_AS(Hdf5FeatureRows(dir.file("contiguous.h5"), {}), InputError);
+}
+
+namespace {
+/// Every parameter of the model a run trained, flattened in checkpoint order.
+std::vector<float> trained_parameters(const PreparedNodeData& data, const NodeModelSpec& spec, NodeRunOptions o) {
+  Registry registry;
+  register_graph_layers(registry);
+  CheckpointData checkpoint;
+  o.checkpoint_out = &checkpoint;
+  o.progress.mode = ProgressMode::kSilent;
+  train_node_classifier(data, spec, registry, o);
+  std::vector<float> flat;
+  for (const auto& [name, value] : checkpoint.parameters) flat.insert(flat.end(), value.begin(), value.end());
+  return flat;
+}
+}  // namespace
+
+TEST_CASE("sampled training with features out of core trains the model the same rows in memory train", "[graph][io]") {
+  testing::TempDir dir;
+  const NodeDataset d = random_dense_dataset(300, 6, 9);
+  save_node_dataset(dir.file("g.h5"), d, {FeatureLayout::kDense, 0, false});
+  const NodeModelSpec spec = NodeModelSpec::from_json(
+      {{"layers", Json::array({{{"type", "gat"}, {"heads", 2}, {"out_channels", 4}, {"dropout", 0.2}}, {{"type", "gat"}}})},
+       {"optimizer", {{"type", "adam"}, {"lr", 0.01}}},
+       {"epochs", 3},
+       {"patience", 0},
+       {"normalize_features", true}},
+      "test");
+  NodeRunOptions o;
+  o.seed = 5;
+  o.minibatch = MiniBatchOptions{};
+  o.minibatch->sampler.fanouts = {4, 3};
+  o.minibatch->batch_size = 32;
+  o.inference.mode = InferenceMode::kSampled;
+  o.inference.sampler.fanouts = {4, 3};
+  const PreparedNodeData out_of_core =
+      prepare_node_data_out_of_core(load_graph_structure_h5(dir.file("g.h5"), {64 * 6 * 4, RowSelection::kHyperslabs, true}));
+  CHECK_FALSE(out_of_core.features.dense.defined());
+  CHECK(out_of_core.dataset.num_features() == 6);
+  // The same dense rows from memory, through the hook of the in-memory data.
+  PreparedNodeData in_memory = prepare_node_data(d, true);
+  auto memory_rows = std::make_shared<InMemoryFeatureRows>(d.features, true);
+  in_memory.feature_rows = [memory_rows](const std::vector<int64_t>& ids) { return gather_node_features(*memory_rows, ids); };
+  const std::vector<float> from_file = trained_parameters(out_of_core, spec, o);
+  CHECK(from_file == trained_parameters(in_memory, spec, o));
+  o.seed = 6;
+  CHECK(from_file != trained_parameters(out_of_core, spec, o));
+  // Full-batch training and full inference need the whole matrix.
+  o.inference.mode = InferenceMode::kFull;
+  CHECK_THROWS_WITH(trained_parameters(out_of_core, spec, o), Contains("out of core"));
+  o.inference.mode = InferenceMode::kLayerwise;
+  o.minibatch.reset();
+  CHECK_THROWS_WITH(trained_parameters(out_of_core, spec, o), Contains("--fanouts"));
 }
