@@ -117,29 +117,30 @@ TEST_CASE("rows read from the graph file equal the rows in memory, whatever the 
   save_node_dataset(dir.file("chunked.h5"), d, {FeatureLayout::kDense, 16, true});
   save_node_dataset(dir.file("contiguous.h5"), d, {FeatureLayout::kDense, 0, false});
   const int64_t row_bytes = f * 4;
-  for (const char* name : {"chunked.h5", "contiguous.h5"})
-  for (bool normalize : {false, true}) {
-    InMemoryFeatureRows memory(d.features, normalize);
-    for (RowSelection selection : {RowSelection::kHyperslabs, RowSelection::kPoints}) {
-      for (int64_t budget : {int64_t{0}, 10 * row_bytes + 3, 200 * row_bytes, n * row_bytes}) {
-        INFO(name << ", normalize " << normalize << ", points " << (selection == RowSelection::kPoints) << ", budget "
-                  << budget);
-        Hdf5FeatureRows file_rows(dir.file(name), {budget, selection, normalize});
-        CHECK(file_rows.reads_directly() == (std::string(name) == "contiguous.h5"));
-        CHECK(file_rows.rows() == n);
-        CHECK(file_rows.cols() == f);
-        for (uint64_t batch = 0; batch < 12; ++batch) {
-          const std::vector<int64_t> ids = batch_ids(n, 60, batch % 6);  // every batch comes twice
-          REQUIRE(same_bits(file_rows.gather(ids), memory.gather(ids)));
+  for (const char* name : {"chunked.h5", "contiguous.h5"}) {
+    for (bool normalize : {false, true}) {
+      InMemoryFeatureRows memory(d.features, normalize);
+      for (RowSelection selection : {RowSelection::kHyperslabs, RowSelection::kPoints}) {
+        for (int64_t budget : {int64_t{0}, 10 * row_bytes + 3, 200 * row_bytes, n * row_bytes}) {
+          INFO(name << ", normalize " << normalize << ", points " << (selection == RowSelection::kPoints) << ", budget "
+                    << budget);
+          Hdf5FeatureRows file_rows(dir.file(name), {budget, selection, normalize});
+          CHECK(file_rows.reads_directly() == (std::string(name) == "contiguous.h5"));
+          CHECK(file_rows.rows() == n);
+          CHECK(file_rows.cols() == f);
+          for (uint64_t batch = 0; batch < 12; ++batch) {
+            const std::vector<int64_t> ids = batch_ids(n, 60, batch % 6);  // every batch comes twice
+            REQUIRE(same_bits(file_rows.gather(ids), memory.gather(ids)));
+            const FeatureRowsStats s = file_rows.stats();
+            REQUIRE(s.cache_bytes <= budget);
+            REQUIRE(s.cache_rows * row_bytes <= s.cache_bytes);
+          }
           const FeatureRowsStats s = file_rows.stats();
-          REQUIRE(s.cache_bytes <= budget);
-          REQUIRE(s.cache_rows * row_bytes <= s.cache_bytes);
+          CHECK(s.gathers == 12);
+          if (budget == 0) CHECK(s.cache_hits == 0);
+          if (budget == n * row_bytes) CHECK(s.cache_misses <= n);  // every row read once at most
+          if (budget >= 200 * row_bytes) CHECK(s.cache_hits > 0);
         }
-        const FeatureRowsStats s = file_rows.stats();
-        CHECK(s.gathers == 12);
-        if (budget == 0) CHECK(s.cache_hits == 0);
-        if (budget == n * row_bytes) CHECK(s.cache_misses <= n);  // every row read once at most
-        if (budget >= 200 * row_bytes) CHECK(s.cache_hits > 0);
       }
     }
   }
