@@ -29,6 +29,15 @@ Command add_convert_command(CLI::App& parent, Context& context) {
   app->add_flag("--quiet", g->quiet, "No progress line while reading large files");
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
+  app->add_option("--features-layout", g->features_layout,
+                  "How the graph file stores node features: csr (sparse), dense (row chunks that a batch reads "
+                  "out of core) or auto (the smaller: dense when over a third of the values are stored)")
+      ->check(CLI::IsMember({"auto", "csr", "dense"}))
+      ->capture_default_str();
+  app->add_option("--chunk-rows", g->chunk_rows, "Dense features: rows per HDF5 chunk (0: contiguous, read row by row without HDF5)")
+      ->check(at_least(0))
+      ->capture_default_str();
+  app->add_flag("--compress-features", g->compress_features, "Dense features: compress the chunks (shuffle + gzip)");
   auto msa = add_convert_msa_options(app, *files);
 
   auto run = [&context, to, g, msa]() {

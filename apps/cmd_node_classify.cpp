@@ -8,9 +8,11 @@
 #include <sstream>
 
 #include "attend/core/error.hpp"
+#include "attend/core/hdf5_file.hpp"
 #include "attend/core/io/read_progress.hpp"
-#include "attend/core/output_transaction.hpp"
 #include "attend/core/ops/softmax.hpp"
+#include "attend/core/output_transaction.hpp"
+#include "attend/graph/graph_store.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_prediction_files.hpp"
 #include "attend/graph/node_training.hpp"
@@ -41,6 +43,8 @@ struct TrainArgs {
   double validation_fraction = 0.0;
   bool quiet = false;
   SamplingArgs sampling;
+  bool features_out_of_core = false;
+  double feature_cache_mb = 256;
 };
 
 struct PredictArgs {
@@ -154,26 +158,42 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   const std::optional<graph::MiniBatchOptions> minibatch = minibatch_options(a.sampling, app);
   const graph::InferenceOptions inference = inference_options(a.sampling);
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
-  ProgressOptions reading;
-  reading.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
-  reading.every = 64;  // plain mode: a line per 64 MiB read
-  graph::NodeDataset dataset = [&] {
-    const io::ReadProgress progress(reading);
-    return graph::load_node_dataset(a.data);
-  }();
-  print_warnings(dataset, ctx.err);
-  if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
-  if (a.validation_fraction > 0.0) {
-    // Hyperparameters are chosen on the held-out nodes; the test split stays unscored.
-    graph::hold_out_validation(dataset, a.validation_fraction, a.validation_seed);
-    dataset.test.clear();
-    ctx.out << "validation: " << dataset.val.size() << " training nodes held out (seed " << a.validation_seed
-            << "); the test split is not scored\n";
+  // The checks, the held-out split and the summary line, whether the features are loaded or not.
+  const auto prepare = [&](graph::NodeDataset& dataset, int64_t num_features) {
+    print_warnings(dataset, ctx.err);
+    if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
+    if (a.validation_fraction > 0.0) {
+      // Hyperparameters are chosen on the held-out nodes; the test split stays unscored.
+      graph::hold_out_validation(dataset, a.validation_fraction, a.validation_seed);
+      dataset.test.clear();
+      ctx.out << "validation: " << dataset.val.size() << " training nodes held out (seed " << a.validation_seed
+              << "); the test split is not scored\n";
+    }
+    ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << dataset.num_edges()
+            << " edges, " << num_features << " features, " << dataset.num_classes << " classes; split "
+            << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
+  };
+  graph::PreparedNodeData data;
+  if (a.features_out_of_core) {
+    if (!graph::is_hdf5_file(a.data)) {
+      throw InputError(a.data, 0, "--features-out-of-core reads an HDF5 graph file (attend convert --features-layout dense)");
+    }
+    const graph::Hdf5FeatureRowsOptions rows{static_cast<int64_t>(a.feature_cache_mb * 1024 * 1024),
+                                             RowSelection::kHyperslabs, spec.normalize_features};
+    graph::GraphStructure structure = graph::load_graph_structure_h5(a.data, rows);
+    prepare(structure.dataset, structure.features->cols());
+    data = graph::prepare_node_data_out_of_core(std::move(structure));
+  } else {
+    ProgressOptions reading;
+    reading.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+    reading.every = 64;  // plain mode: a line per 64 MiB read
+    graph::NodeDataset dataset = [&] {
+      const io::ReadProgress progress(reading);
+      return graph::load_node_dataset(a.data);
+    }();
+    prepare(dataset, dataset.num_features());
+    data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
   }
-  ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << dataset.num_edges()
-          << " edges, " << dataset.num_features() << " features, " << dataset.num_classes << " classes; split "
-          << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
-  const graph::PreparedNodeData data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
 
   std::vector<graph::NodeRunResult> results;
   nlohmann::json runs = nlohmann::json::array();
@@ -321,6 +341,13 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
                           ->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
   add_sampling_options(train, t->sampling, true);
+  train->add_flag("--features-out-of-core", t->features_out_of_core,
+                  "Leave the node features in the graph file (.h5 with dense features) and read each batch's rows "
+                  "from it; needs --fanouts and --inference layerwise|sampled");
+  train->add_option("--feature-cache-mb", t->feature_cache_mb,
+                    "With --features-out-of-core: MiB of feature rows kept in an LRU cache")
+      ->check(at_least(0.0))
+      ->capture_default_str();
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");

@@ -23,7 +23,9 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
   if (!args.split_fractions.empty()) {
     graph::split_at_random(d, args.split_fractions.at(0), args.split_fractions.at(1), args.split_seed);
   }
-  graph::save_node_dataset(args.to, d);
+  const graph::GraphFileOptions options{graph::parse_feature_layout(args.features_layout), args.chunk_rows,
+                                        args.compress_features};
+  graph::save_node_dataset(args.to, d, options);
   context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
               << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "
               << d.num_classes << " classes, " << d.num_relations() << " relations, split " << d.train.size() << "/"

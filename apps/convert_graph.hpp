@@ -2,6 +2,7 @@
 /// `attend convert --graph PATH | --triples FILE... --to FILE`: a graph dataset in any format
 /// that training reads, written as one attend.graph HDF5 file.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct ConvertGraphArgs {
   std::vector<double> split_fractions;  ///< empty, or (train, val): graph::split_at_random
   uint64_t split_seed = 0;
   bool quiet = false;  ///< no progress line while reading large files
+  std::string features_layout = "auto";  ///< auto, csr or dense (graph::parse_feature_layout)
+  int64_t chunk_rows = 64;               ///< dense layout: rows per chunk
+  bool compress_features = false;        ///< dense layout: shuffle + gzip
 };
 
 /// Load the dataset, print its loader warnings to `context.err`, split the labelled nodes at

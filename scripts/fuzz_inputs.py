@@ -166,6 +166,16 @@ def build_seeds(attend, base):
     run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid.h5")], base)
     run_quiet(attend, ["convert", "--graph", str(seeds / "rdf"), "--to", str(h5 / "rdf.h5")], base)
     run_quiet(attend, ["convert", "--triples", str(seeds / "triples.tsv"), "--to", str(h5 / "triples.h5")], base)
+    # The dense feature layout (/features/dense in row chunks), plain and compressed, and a
+    # generated large graph (dense by construction).
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid_dense.h5"),
+                       "--features-layout", "dense", "--chunk-rows", "2"], base)
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid_zipped.h5"),
+                       "--features-layout", "dense", "--chunk-rows", "3", "--compress-features"], base)
+    run_quiet(attend, ["convert", "--graph", str(seeds / "planetoid"), "--to", str(h5 / "planetoid_contiguous.h5"),
+                       "--features-layout", "dense", "--chunk-rows", "0"], base)
+    run_quiet(attend, ["generate", "large-graph", "--nodes", "40", "--edges", "120", "--features", "3",
+                       "--classes", "2", "--chunk-rows", "8", "--out", str(h5 / "large_graph.h5"), "--quiet"], base)
     run_quiet(attend, ["convert", "--msa", str(FIXTURES / "tiny.fasta"), "--to", str(h5 / "msa.h5"),
                        "--with-scores"], base)
     run_quiet(attend, ["node-classify", "train", "--data", str(seeds / "planetoid"), "--model", str(models[0]),
@@ -222,6 +232,14 @@ def build_seeds(attend, base):
             return ["convert", "--graph", f, "--to", f"{out}/g.h5"]
         return graph_train("rgcn-aifb" if "rdf" in Path(f).name else str(models[0]))(rng, f, out)
 
+    def graph_h5_dense_cmd(rng, f, out):
+        if rng.random() < 0.5:  # the rows read out of core, through the row cache
+            return ["node-classify", "train", "--data", f, "--model", str(models[0]), "--epochs", "2", "--fanouts",
+                    "3,3", "--batch-size", "4", "--inference", rng.choice(["sampled", "layerwise"]),
+                    "--features-out-of-core", "--feature-cache-mb", rng.choice(["0", "0.0001", "1"]), "--quiet",
+                    "--save", f"{out}/m.h5"]
+        return graph_h5_cmd(rng, f, out)
+
     def checkpoint_cmd(rng, f, out):
         data = seeds / ("rdf" if "rgcn" in Path(f).name else "planetoid")
         return ["node-classify", "predict", "--data", str(data), "--checkpoint", f, "--out", f"{out}/p.tsv",
@@ -263,6 +281,8 @@ def build_seeds(attend, base):
             ["convert", "--graph", d, "--to", f"{out}/g.h5", "--split-fractions", "0.5,0.25"],
             graph_train(str(models[0]))(rng, d, out)])),
         "graph-h5": ([h5 / "planetoid.h5", h5 / "rdf.h5", h5 / "triples.h5"], graph_h5_cmd),
+        "graph-h5-dense": ([h5 / "planetoid_dense.h5", h5 / "planetoid_zipped.h5", h5 / "large_graph.h5",
+                            h5 / "planetoid_contiguous.h5"], graph_h5_dense_cmd),
         "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
             rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
         "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5"], checkpoint_cmd),

@@ -438,6 +438,17 @@ Shape Hdf5File::dataset_shape(const std::string& dataset_path) const {
 
 namespace {
 
+// Training stops on a non-finite loss and no writer of attend stores NaN or infinity, so one
+// in a file is damage; refused here it cannot surface later as NaN outputs or an internal
+// error deep inside a computation.
+void require_finite(const std::string& file, const std::string& label, const Tensor& tensor) {
+  const float* bad = std::find_if(tensor.begin(), tensor.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != tensor.end()) {
+    fail(file, label, "a non-finite value (" + std::to_string(*bad) + ") at flat index " +
+                          std::to_string(bad - tensor.begin()) + " (a damaged file?)");
+  }
+}
+
 // What write_dataset stores: `data`, row-major, of `shape`, as `file_type`.
 struct DatasetWrite {
   const Shape& shape;
@@ -500,14 +511,7 @@ Tensor Hdf5File::read_tensor(const std::string& dataset_path) const {
     check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()),
           path_, label, "read");
   }
-  // Training stops on a non-finite loss and no writer of attend stores NaN or infinity, so one
-  // in a file is damage; refused here it cannot surface later as NaN outputs or an internal
-  // error deep inside a computation.
-  const float* bad = std::find_if(tensor.begin(), tensor.end(), [](float v) { return !std::isfinite(v); });
-  if (bad != tensor.end()) {
-    fail(path_, label, "a non-finite value (" + std::to_string(*bad) + ") at flat index " +
-                           std::to_string(bad - tensor.begin()) + " (a damaged file?)");
-  }
+  require_finite(path_, label, tensor);
   return tensor;
 }
 
@@ -524,6 +528,152 @@ Tensor Hdf5File::read_tensor(const std::string& dataset_path, const Shape& expec
     fail(path_, dataset_label(normalize(dataset_path)), "expected shape " + wanted + "], found " + shape_to_string(found));
   }
   return tensor;
+}
+
+// ---- row blocks -----------------------------------------------------------------------------
+
+void Hdf5File::create_row_dataset(const std::string& dataset_path, int64_t rows, int64_t cols, int64_t chunk_rows,
+                                  bool compress) {
+  require_writable();
+  ATTEND_CHECK(rows >= 0 && cols >= 0, "create_row_dataset: negative shape " << rows << " x " << cols);
+  const hid_t fid = id();
+  const std::string path = normalize(dataset_path);
+  const std::string label = dataset_label(path);
+  if (object_exists(fid, path)) fail(path_, label, "already exists");
+  const std::string parent = parent_of(path);
+  if (parent != "/") create_group(parent);
+  ATTEND_CHECK(chunk_rows >= 0 && !(chunk_rows == 0 && compress),
+               "create_row_dataset: " << chunk_rows << " rows per chunk" << (compress ? " with compression" : ""));
+  Hid space = make_space({rows, cols});
+  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (chunk_rows == 0) {
+    H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+  } else if (rows > 0 && cols > 0) {
+    const std::vector<hsize_t> chunk = {static_cast<hsize_t>(std::clamp<int64_t>(chunk_rows, 1, rows)),
+                                        static_cast<hsize_t>(cols)};
+    H5Pset_chunk(dcpl.get(), 2, chunk.data());
+    if (compress) {
+      H5Pset_shuffle(dcpl.get());
+      H5Pset_deflate(dcpl.get(), kGzipLevel);
+    }
+  }
+  checked(H5Dcreate2(fid, path.c_str(), H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+          H5Dclose, path_, label, "create");
+}
+
+void Hdf5File::write_rows(const std::string& dataset_path, int64_t first, const Tensor& block) {
+  require_writable();
+  const std::string path = normalize(dataset_path);
+  const std::string label = dataset_label(path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid space(H5Dget_space(dataset.get()), H5Sclose);
+  const Shape shape = space_shape(space.get());
+  ATTEND_CHECK(shape.size() == 2 && block.rank() == 2 && block.dim(1) == shape[1] && first >= 0 &&
+                   first + block.dim(0) <= shape[0],
+               "write_rows: block " << shape_to_string(block.shape()) << " at row " << first << " does not fit "
+                                    << label << " of shape " << shape_to_string(shape));
+  if (block.numel() == 0) return;
+  const std::vector<hsize_t> start = {static_cast<hsize_t>(first), 0};
+  const std::vector<hsize_t> count = {static_cast<hsize_t>(block.dim(0)), static_cast<hsize_t>(block.dim(1))};
+  H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+  Hid memory = make_space(block.shape());
+  check(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data()), path_,
+        label, "write rows");
+}
+
+Tensor Hdf5File::read_rows(const std::string& dataset_path, const std::vector<int64_t>& rows,
+                           RowSelection selection) const {
+  const std::string path = normalize(dataset_path);
+  const std::string label = dataset_label(path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT) {
+    fail(path_, label, "expected float32 values, found " + describe_type(type.get()));
+  }
+  Hid space(H5Dget_space(dataset.get()), H5Sclose);
+  const Shape shape = space_shape(space.get());
+  if (shape.size() != 2) fail(path_, label, "expected two dimensions, found shape " + shape_to_string(shape));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ATTEND_CHECK(rows[i] >= 0 && rows[i] < shape[0] && (i == 0 || rows[i] > rows[i - 1]),
+                 "read_rows: rows must be strictly increasing within 0.." << shape[0] - 1 << ", got " << rows[i]
+                                                                           << " at position " << i);
+  }
+  const auto n = static_cast<int64_t>(rows.size());
+  const int64_t cols = shape[1];
+  Tensor block({n, cols});  // [n, C]
+  if (block.numel() == 0) return block;
+  if (selection == RowSelection::kHyperslabs) {
+    // One read per run: HDF5 1.10 maps a union of many hyperslabs onto a chunked dataset's
+    // chunks in time that grows with runs x chunks, slower than separate reads beyond a few
+    // hundred runs (docs/performance.md, "Feature rows out of core").
+    for (int64_t i = 0; i < n;) {
+      int64_t end = i + 1;  // rows[i .. end) are consecutive
+      while (end < n && rows[end] == rows[end - 1] + 1) ++end;
+      const std::vector<hsize_t> start = {static_cast<hsize_t>(rows[i]), 0};
+      const std::vector<hsize_t> count = {static_cast<hsize_t>(end - i), static_cast<hsize_t>(cols)};
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+      Hid memory = make_space({end - i, cols});
+      check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data() + i * cols),
+            path_, label, "read rows");
+      i = end;
+    }
+  } else {
+    std::vector<hsize_t> points(static_cast<std::size_t>(2 * n * cols));  // [n * C, 2] (row, column)
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t c = 0; c < cols; ++c) {
+        points[2 * (i * cols + c)] = static_cast<hsize_t>(rows[i]);
+        points[2 * (i * cols + c) + 1] = static_cast<hsize_t>(c);
+      }
+    }
+    H5Sselect_elements(space.get(), H5S_SELECT_SET, static_cast<std::size_t>(n * cols), points.data());
+    Hid memory = make_space(block.shape());
+    check(H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), space.get(), H5P_DEFAULT, block.data()), path_,
+          label, "read rows");
+  }
+  require_finite(path_, label, block);
+  return block;
+}
+
+int64_t Hdf5File::raw_data_offset(const std::string& dataset_path) const {
+  const std::string path = normalize(dataset_path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_external_count(dcpl.get()) != 0 ||
+      H5Tequal(type.get(), H5T_IEEE_F32LE) <= 0) {
+    return -1;
+  }
+  const haddr_t address = H5Dget_offset(dataset.get());
+  if (address == HADDR_UNDEF) return -1;
+  Hid fcpl(H5Fget_create_plist(id()), H5Pclose);
+  hsize_t user_block = 0;
+  H5Pget_userblock(fcpl.get(), &user_block);
+  return static_cast<int64_t>(address + user_block);
+}
+
+Shape Hdf5File::dataset_chunk_shape(const std::string& dataset_path) const {
+  const std::string path = normalize(dataset_path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return {};
+  std::vector<hsize_t> chunk(static_cast<std::size_t>(H5S_MAX_RANK));
+  const int rank = H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data());
+  return Shape(chunk.begin(), chunk.begin() + std::max(rank, 0));
+}
+
+bool Hdf5File::dataset_compressed(const std::string& dataset_path) const {
+  const std::string path = normalize(dataset_path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+  for (int i = 0; i < H5Pget_nfilters(dcpl.get()); ++i) {
+    unsigned flags = 0;
+    std::size_t values = 0;
+    if (H5Pget_filter2(dcpl.get(), static_cast<unsigned>(i), &flags, &values, nullptr, 0, nullptr, nullptr) ==
+        H5Z_FILTER_DEFLATE) {
+      return true;
+    }
+  }
+  return false;
 }
 
 namespace {

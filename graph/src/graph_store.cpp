@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "attend/core/atomic_file.hpp"
@@ -87,28 +88,38 @@ SparseMatrix read_features(const Hdf5File& file) {
   return SparseMatrix::from_triplets(rows, cols, row_of, indices, std::vector<float>(values.begin(), values.end()));
 }
 
+/// /features/dense [N, F] as a SparseMatrix of its non-zero values; the group's `rows` and
+/// `cols` attributes must agree with the dataset's shape.
+SparseMatrix read_dense_features(const Hdf5File& file) {
+  const int64_t rows = file.get_attr_int64("/features", "rows");
+  const int64_t cols = file.get_attr_int64("/features", "cols");
+  const Tensor dense = file.read_tensor(kDenseFeaturesPath, {-1, -1});  // [N, F]
+  if (dense.dim(0) != rows || dense.dim(1) != cols) {
+    throw InputError(file.path(), 0, std::string(kDenseFeaturesPath) + ": shape " + shape_to_string(dense.shape()) +
+                                         " but /features says " + std::to_string(rows) + " x " + std::to_string(cols));
+  }
+  return SparseMatrix::from_dense(dense);
+}
+
 }  // namespace
 
-void save_node_dataset(const std::string& path, const NodeDataset& d) {
+namespace {
+
+/// Write everything of `d` but the features, atomically, around `write_features`, which adds
+/// the /features group to the open file.
+void write_graph_file(const std::string& path, const NodeDataset& d, int64_t schema_version,
+                      const std::function<void(Hdf5File&)>& write_features) {
   d.validate();
   const std::string problem = naming_problem(d);
   ATTEND_CHECK(problem.empty(), d.name << ": " << problem);
   AtomicOutput output(path);
   try {
-    Hdf5File file = Hdf5File::create(output.temp_path(), kGraphSchema, kGraphSchemaVersion);
+    Hdf5File file = Hdf5File::create(output.temp_path(), kGraphSchema, schema_version);
     file.set_attr("/", "name", d.name);
     file.set_attr("/", "num_nodes", d.num_nodes);
     file.set_attr("/", "num_classes", d.num_classes);
     file.set_attr("/", "directed", int64_t{d.directed ? 1 : 0});
-
-    const SparseMatrix& x = d.features;
-    file.create_group("/features");
-    file.set_attr("/features", "rows", x.rows());
-    file.set_attr("/features", "cols", x.cols());
-    file.write_int64("/features/indptr", x.indptr());    // [rows + 1]
-    file.write_int64("/features/indices", x.indices());  // [nnz]
-    file.write_tensor("/features/values", Tensor({x.nnz()}, x.values()));  // [nnz]
-
+    write_features(file);
     file.write_int64("/labels", d.labels);  // [N]
     file.write_int64("/splits/train", d.train);
     file.write_int64("/splits/val", d.val);
@@ -130,8 +141,86 @@ void save_node_dataset(const std::string& path, const NodeDataset& d) {
   output.commit();
 }
 
-NodeDataset load_node_dataset_h5(const std::string& path) {
-  Hdf5File file = Hdf5File::open(path);
+/// The dense layout: /features/dense [N, F], filled chunk-aligned block by block.
+void write_dense_features(Hdf5File& file, int64_t rows, int64_t cols, const FeatureBlockSource& source,
+                          const GraphFileOptions& options) {
+  if (options.chunk_rows < 0 || (options.chunk_rows == 0 && options.compress)) {
+    throw InputError("dense features need 0 rows per chunk (contiguous, uncompressed) or more, got " +
+                     std::to_string(options.chunk_rows) + (options.compress ? " with compression" : ""));
+  }
+  file.create_group("/features");
+  file.set_attr("/features", "rows", rows);
+  file.set_attr("/features", "cols", cols);
+  file.create_row_dataset(kDenseFeaturesPath, rows, cols, options.chunk_rows, options.compress);
+  // About 16 MiB of rows per block, a whole number of chunks.
+  const int64_t row_bytes = std::max<int64_t>(cols, 1) * static_cast<int64_t>(sizeof(float));
+  const int64_t chunk = std::max<int64_t>(options.chunk_rows, 1);
+  const int64_t block = std::max<int64_t>((int64_t{16} << 20) / row_bytes / chunk, 1) * chunk;
+  for (int64_t first = 0; first < rows; first += block) {
+    const int64_t count = std::min(block, rows - first);
+    const Tensor values = source(first, count);  // [count, F]
+    ATTEND_CHECK(values.rank() == 2 && values.dim(0) == count && values.dim(1) == cols,
+                 "feature rows " << first << ".. came as " << shape_to_string(values.shape()) << ", expected ["
+                                 << count << ", " << cols << "]");
+    file.write_rows(kDenseFeaturesPath, first, values);
+  }
+}
+
+}  // namespace
+
+FeatureLayout parse_feature_layout(const std::string& name) {
+  if (name == "auto") return FeatureLayout::kAuto;
+  if (name == "csr") return FeatureLayout::kCsr;
+  if (name == "dense") return FeatureLayout::kDense;
+  throw InputError("unknown feature layout '" + name + "': expected auto, csr or dense");
+}
+
+FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features) {
+  if (features.cols() == 0) return FeatureLayout::kCsr;
+  if (layout != FeatureLayout::kAuto) return layout;
+  const double values = static_cast<double>(features.rows()) * static_cast<double>(features.cols());
+  // CSR stores 12 bytes per value (int64 column, float32), dense 4 per entry.
+  return features.cols() > 0 && 3.0 * static_cast<double>(features.nnz()) > values ? FeatureLayout::kDense
+                                                                                  : FeatureLayout::kCsr;
+}
+
+void save_node_dataset(const std::string& path, const NodeDataset& d, const GraphFileOptions& options) {
+  const SparseMatrix& x = d.features;
+  if (resolve_feature_layout(options.layout, x) == FeatureLayout::kDense) {
+    const FeatureBlockSource densify = [&x](int64_t first, int64_t count) {
+      Tensor block({count, x.cols()});  // [count, F]
+      for (int64_t r = 0; r < count; ++r) {
+        for (int64_t k = x.indptr()[first + r]; k < x.indptr()[first + r + 1]; ++k) {
+          block.data()[r * x.cols() + x.indices()[k]] = x.values()[k];
+        }
+      }
+      return block;
+    };
+    save_node_dataset_streaming(path, d, x.cols(), densify, options);
+    return;
+  }
+  write_graph_file(path, d, 1, [&x](Hdf5File& file) {
+    file.create_group("/features");
+    file.set_attr("/features", "rows", x.rows());
+    file.set_attr("/features", "cols", x.cols());
+    file.write_int64("/features/indptr", x.indptr());    // [rows + 1]
+    file.write_int64("/features/indices", x.indices());  // [nnz]
+    file.write_tensor("/features/values", Tensor({x.nnz()}, x.values()));  // [nnz]
+  });
+}
+
+void save_node_dataset_streaming(const std::string& path, const NodeDataset& structure, int64_t num_features,
+                                 const FeatureBlockSource& rows, const GraphFileOptions& options) {
+  ATTEND_CHECK(num_features >= 0, "negative feature count " << num_features);
+  write_graph_file(path, structure, 2, [&](Hdf5File& file) {
+    write_dense_features(file, structure.num_nodes, num_features, rows, options);
+  });
+}
+
+namespace {
+
+/// Everything of a graph file but its features (left empty), unvalidated.
+NodeDataset read_structure(const Hdf5File& file) {
   file.require_schema(kGraphSchema, kGraphSchemaVersion);
   NodeDataset d;
   d.name = file.get_attr_string("/", "name");
@@ -139,10 +228,9 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   d.num_classes = file.get_attr_int64("/", "num_classes");
   d.directed = file.get_attr_int64("/", "directed") != 0;
   if (d.num_nodes < 0 || d.num_classes < 0) {
-    throw InputError(path, 0, "negative num_nodes or num_classes (" + std::to_string(d.num_nodes) + ", " +
-                                  std::to_string(d.num_classes) + ")");
+    throw InputError(file.path(), 0, "negative num_nodes or num_classes (" + std::to_string(d.num_nodes) + ", " +
+                                         std::to_string(d.num_classes) + ")");
   }
-  d.features = read_features(file);
   d.labels = read_vector(file, "/labels");
   d.train = read_vector(file, "/splits/train");
   d.val = read_vector(file, "/splits/val");
@@ -153,7 +241,7 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   if (file.exists("/edges/features")) {
     const Tensor features = file.read_tensor("/edges/features");  // [E, D]
     if (features.rank() != 2 || features.dim(1) < 1 || features.dim(0) != d.num_edges()) {
-      throw InputError(path, 0, "/edges/features: expected [E, D] with E = " + std::to_string(d.num_edges()) +
+      throw InputError(file.path(), 0, "/edges/features: expected [E, D] with E = " + std::to_string(d.num_edges()) +
                                     " and D >= 1, found shape " + shape_to_string(features.shape()));
     }
     d.edge_feature_dim = features.dim(1);
@@ -163,6 +251,11 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   d.class_names = read_optional_strings(file, "/names/classes");
   d.relation_names = read_optional_strings(file, "/names/relations");
   d.warnings = read_optional_strings(file, "/warnings");
+  return d;
+}
+
+/// The checks every reader makes once the dataset is complete.
+void require_consistent(const std::string& path, const NodeDataset& d) {
   try {
     d.validate();
   } catch (const InputError& e) {
@@ -171,7 +264,34 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   if (const std::string problem = naming_problem(d); !problem.empty()) {
     throw InputError(path, 0, "inconsistent graph: " + problem);
   }
+}
+
+}  // namespace
+
+NodeDataset load_node_dataset_h5(const std::string& path) {
+  Hdf5File file = Hdf5File::open(path);
+  NodeDataset d = read_structure(file);
+  d.features = file.exists(kDenseFeaturesPath) ? read_dense_features(file) : read_features(file);
+  require_consistent(path, d);
   return d;
+}
+
+GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options) {
+  GraphStructure g;
+  bool dense = false;
+  {
+    Hdf5File file = Hdf5File::open(path);
+    g.dataset = read_structure(file);
+    require_consistent(path, g.dataset);
+    dense = file.exists(kDenseFeaturesPath);
+    if (!dense) g.features = std::make_unique<InMemoryFeatureRows>(read_features(file), options.normalize);
+  }
+  if (dense) g.features = std::make_unique<Hdf5FeatureRows>(path, options);
+  if (g.features->cols() > 0 && g.features->rows() != g.dataset.num_nodes) {
+    throw InputError(path, 0, "inconsistent graph: " + std::to_string(g.features->rows()) + " feature rows for " +
+                                  std::to_string(g.dataset.num_nodes) + " nodes");
+  }
+  return g;
 }
 
 bool is_hdf5_file(const std::string& path) {

@@ -1,6 +1,7 @@
 #include "attend/graph/node_training.hpp"
 
 #include <cmath>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -59,6 +60,23 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
   return d;
 }
 
+PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure) {
+  PreparedNodeData d;
+  d.graph = GraphContext::from_dataset(structure.dataset);
+  const int64_t n = structure.dataset.num_nodes;
+  if (structure.features->cols() > 0) {
+    structure.dataset.features = SparseMatrix::from_triplets(n, structure.features->cols(), {}, {}, {});
+  }
+  d.dataset = std::move(structure.dataset);
+  auto rows = std::shared_ptr<FeatureRows>(std::move(structure.features));
+  auto lock = std::make_shared<std::mutex>();
+  d.feature_rows = [rows, lock](const std::vector<int64_t>& ids) {
+    const std::lock_guard<std::mutex> hold(*lock);
+    return gather_node_features(*rows, ids);
+  };
+  return d;
+}
+
 double accuracy(const Tensor& logits, const std::vector<int64_t>& labels,
                 const std::vector<int64_t>& rows) {
   if (rows.empty()) return NAN;
@@ -77,6 +95,14 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
                                     const Registry& registry, const NodeRunOptions& options) {
   const NodeDataset& d = data.dataset;
   if (d.train.empty()) throw InputError(d.name + ": the dataset has no training split");
+  InferenceOptions inference = options.inference;
+  if (data.feature_rows) {
+    if (!options.minibatch || inference.mode == InferenceMode::kFull) {
+      throw InputError(d.name + ": features out of core need sampled mini-batch training (--fanouts) and layer-wise "
+                                "or sampled inference (--inference layerwise|sampled)");
+    }
+    if (!inference.feature_rows) inference.feature_rows = data.feature_rows;
+  }
   // A bad option of a layer, the activation or the optimizer is an error in the model file.
   std::optional<NodeClassifier> model;
   std::unique_ptr<Optimizer> optimizer;
@@ -121,7 +147,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   std::iota(val_positions.begin(), val_positions.end(), int64_t{0});
   std::iota(train_positions.begin(), train_positions.end(), static_cast<int64_t>(eval_rows.size() - d.train.size()));
   const auto evaluate = [&] {
-    const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, options.inference);  // [rows, C]
+    const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, inference);  // [rows, C]
     const double loss = ops::cross_entropy(Var(logits), eval_labels, val_positions).value().item();
     return EvalMetrics{loss, accuracy(logits, eval_labels, val_positions),
                        {{"train_acc", accuracy(logits, eval_labels, train_positions)}}};
@@ -130,7 +156,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   // A diverging loss (too high a learning rate) is an error in the model file; a model that
   // does not fit the data (edge_dim on a graph without edge features) names the dataset too.
   try {
-    check_inference_fits(*model, options.inference);
+    check_inference_fits(*model, inference);
     if (!options.minibatch) {
       fit = trainer.fit(
           [&](int epoch) {
@@ -146,7 +172,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
       const MiniBatchOptions& mb = *options.minibatch;
       check_fanouts_fit(*model, mb.sampler.fanouts);
       const MiniBatchKeys keys = minibatch_keys(options.seed);
-      const NodeFeatureRows rows = mb.feature_rows ? mb.feature_rows : in_memory_rows(data.features);
+      const NodeFeatureRows rows =
+          mb.feature_rows ? mb.feature_rows : data.feature_rows ? data.feature_rows : in_memory_rows(data.features);
       std::vector<std::vector<int64_t>> batches;  // the current epoch's
       int batches_epoch = -1;
       fit = trainer.fit_batches(
@@ -186,7 +213,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
       const std::vector<int64_t> labels = labels_of(rows);
       std::vector<int64_t> positions(rows.size());
       std::iota(positions.begin(), positions.end(), int64_t{0});
-      return accuracy(infer_node_logits(*model, data.graph, data.features, rows, options.inference), labels, positions);
+      return accuracy(infer_node_logits(*model, data.graph, data.features, rows, inference), labels, positions);
     };
     if (!d.val.empty()) result.val_acc = score(d.val);
     result.test_acc = score(d.test);

@@ -54,6 +54,26 @@ TEST_CASE("convert --graph writes a graph file that node-classify trains on alik
   CHECK(train_runs(out, tmp.file("h5.json")) == train_runs(data, tmp.file("folder.json")));
 }
 
+TEST_CASE("convert --features-layout dense writes row chunks that train as the CSR file does", "[apps]") {
+  testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
+  const std::string out = tmp.file("dense.h5");
+  const Result r = run({"convert", "--graph", data, "--to", out, "--features-layout", "dense", "--chunk-rows", "5",
+                        "--compress-features"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  {
+    const Hdf5File file = Hdf5File::open(out);
+    CHECK(file.schema_version() == 2);
+    CHECK(file.dataset_chunk_shape(graph::kDenseFeaturesPath) == Shape{5, 4});
+    CHECK(file.dataset_compressed(graph::kDenseFeaturesPath));
+  }
+  CHECK(train_runs(out, tmp.file("dense.json")) == train_runs(data, tmp.file("folder.json")));
+  const Result bad = run({"convert", "--graph", data, "--to", tmp.file("x.h5"), "--features-layout", "rows"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--features-layout") != std::string::npos);
+}
+
 TEST_CASE("convert --triples reads several TSV files into one typed graph", "[apps]") {
   testing::TempDir tmp;
   testing::write_text_file(tmp.file("train.txt"), "a\tlikes\tb\nb\tknows\tc\n");

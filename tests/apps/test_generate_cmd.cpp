@@ -1,6 +1,7 @@
 // `attend generate BENCHMARK --seed S --out DIR` run in process.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -49,6 +50,39 @@ TEST_CASE("generate gives the same files for a seed and others for another seed"
   CHECK(files_of("6", "c") != first);
 }
 
+TEST_CASE("generate large-graph writes a graph file that node-classify trains on", "[apps]") {
+  testing::TempDir tmp;
+  const std::string out = tmp.file("large.h5");
+  const Result r = run({"generate", "large-graph", "--nodes", "400", "--edges", "1600", "--features", "6", "--classes",
+                        "3", "--seed", "4", "--chunk-rows", "32", "--out", out});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == "wrote " + out + ": 400 nodes, 1600 undirected edges, 6 dense features, 3 classes, split 32/8/360\n");
+  CHECK(r.err.find("generate large-graph (seed 4)") != std::string::npos);
+  CHECK(r.err.find("features 400/400") != std::string::npos);
+  const graph::NodeDataset d = graph::load_node_dataset(out);
+  CHECK(d.num_features() == 6);
+  CHECK(run({"generate", "large-graph", "--nodes", "400", "--edges", "1600", "--out", out, "--quiet"}).code == 0);
+  const Result train = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "3", "--quiet"});
+  INFO(train.err);
+  CHECK(train.code == 0);
+  const Result out_of_core = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "2",
+                                   "--fanouts", "5,5,5,5", "--batch-size", "8", "--inference", "sampled",
+                                   "--features-out-of-core", "--feature-cache-mb", "0.01", "--quiet"});
+  INFO(out_of_core.err);
+  CHECK(out_of_core.code == 0);
+  CHECK(out_of_core.out.find("400 nodes, 1600 edges, 100 features") != std::string::npos);
+  const Result full = run({"node-classify", "train", "--data", out, "--model", "ba-shapes", "--epochs", "2",
+                           "--features-out-of-core", "--quiet"});
+  CHECK(full.code == 2);
+  CHECK(full.err.find("--fanouts") != std::string::npos);
+  CHECK(std::count(full.err.begin(), full.err.end(), '\n') == 1);
+  const Result folder = run({"generate", "large-graph", "--out", tmp.file("folder")});
+  CHECK(folder.code == 2);
+  CHECK(folder.err.find("ending in .h5") != std::string::npos);
+  CHECK(std::count(folder.err.begin(), folder.err.end(), '\n') == 1);
+}
+
 TEST_CASE("generate refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
   testing::TempDir tmp;
   testing::write_text_file(tmp.file("taken"), "a file, not a folder\n");
@@ -57,7 +91,7 @@ TEST_CASE("generate refuses bad input in one line, exit 2, and leaves no file be
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{"generate", "ba-houses", "--out", tmp.file("x")}, "ba-houses not in {ba-shapes,ba-community,tree-cycles,tree-grid}"},
+      {{"generate", "ba-houses", "--out", tmp.file("x")}, "ba-houses not in {ba-shapes,ba-community,tree-cycles,tree-grid,large-graph}"},
       {{"generate", "ba-shapes", "--out", tmp.file("missing/x")}, "folder '" + tmp.file("missing") + "' does not exist"},
       {{"generate", "ba-shapes", "--out", tmp.file("taken")}, "exists and is not a folder"},
       {{"generate", "ba-shapes", "--out", tmp.file("x"), "--noise", "2"}, "--noise"},

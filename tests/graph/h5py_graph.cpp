@@ -1,5 +1,6 @@
-// Checks that h5py reads the graph file (attend.graph): the shipped Cora and a small
-// knowledge graph from TSV triples, each compared in Python with its source text files.
+// Checks that h5py reads the graph file (attend.graph): the shipped Cora (CSR features, and
+// dense ones chunked and contiguous) and a small knowledge graph from TSV triples, each
+// compared in Python with its source text files.
 //
 // Runs Debian's /usr/bin/python3 (which has python3-h5py), as core/h5py_interop.cpp does.
 // Exit status: 0 pass, 1 fail, 77 skipped (no /usr/bin/python3 or no h5py).
@@ -34,7 +35,7 @@ except ImportError as error:
     print("skipped: h5py is not installed for /usr/bin/python3 (%s)" % error)
     sys.exit(77)
 
-cora_dir, cora_h5, tsv, kg_h5 = sys.argv[1:5]
+cora_dir, cora_h5, tsv, kg_h5, dense_h5, contiguous_h5 = sys.argv[1:7]
 
 def expect(cond, what):
     if not cond:
@@ -75,6 +76,16 @@ with h5py.File(cora_h5, "r") as f:
         with open("%s/split_%s.txt" % (cora_dir, split)) as s:
             ids = [int(line) for line in s if line.strip()]
         expect(list(f["splits"][split][()]) == ids, "split " + split)
+
+# The dense layout (version 2): the same matrix in row chunks, or contiguous; whole or by rows.
+for path, chunks in ((dense_h5, (64, 1433)), (contiguous_h5, None)):
+    with h5py.File(path, "r") as d:
+        expect(int(d.attrs["schema_version"]) == 2, "dense schema_version")
+        x = d["features/dense"]
+        expect(x.dtype == np.float32 and x.shape == (2708, 1433) and x.chunks == chunks, "dense %s" % (x.chunks,))
+        expect("indptr" not in d["features"], "dense files have no CSR arrays")
+        expect(np.array_equal(x[()], expected), "dense features")
+        expect(np.array_equal(x[[3, 17, 2000]], expected[[3, 17, 2000]]), "dense rows")
 
 nodes, relations, src, dst, types = [], [], [], [], []
 def intern(names, key):
@@ -118,7 +129,12 @@ int main() {
 
     const std::string script = dir.file("check.py");
     attend::testing::write_text_file(script, kScript);
-    return attend::testing::run_python_check(script, {cora_dir, cora_h5, tsv, kg_h5});
+    const std::string dense_h5 = dir.file("cora_dense.h5");
+    const std::string contiguous_h5 = dir.file("cora_contiguous.h5");
+    const attend::graph::NodeDataset cora = attend::graph::load_node_dataset(cora_dir);
+    attend::graph::save_node_dataset(dense_h5, cora, {attend::graph::FeatureLayout::kDense, 64, true});
+    attend::graph::save_node_dataset(contiguous_h5, cora, {attend::graph::FeatureLayout::kDense, 0, false});
+    return attend::testing::run_python_check(script, {cora_dir, cora_h5, tsv, kg_h5, dense_h5, contiguous_h5});
   } catch (const std::exception& error) {
     std::printf("FAILED: %s\n", error.what());
     return 1;

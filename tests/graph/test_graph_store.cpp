@@ -225,7 +225,7 @@ TEST_CASE("broken, foreign and inconsistent graph files are one-line input error
   testing::TempDir dir;
   const std::vector<std::pair<std::function<void(RawGraph&)>, std::string>> cases = {
       {[](RawGraph& g) { g.schema = "attend.checkpoint"; }, "attend.graph"},
-      {[](RawGraph& g) { g.version = 2; }, "attend.graph"},
+      {[](RawGraph& g) { g.version = 3; }, "attend.graph"},
       {[](RawGraph& g) { g.write_labels = false; }, "labels"},
       {[](RawGraph& g) { g.labels = {0, 2, -1}; }, "inconsistent graph: label 2 outside 0..1"},
       {[](RawGraph& g) { g.labels = {0, 1}; }, "2 labels for 3 nodes"},

@@ -23,6 +23,12 @@
 
 namespace attend {
 
+/// How `Hdf5File::read_rows` tells HDF5 which rows to read.
+enum class RowSelection {
+  kHyperslabs,  ///< one hyperslab read per run of consecutive rows
+  kPoints,      ///< a point selection listing every value of the rows
+};
+
 /// Order of the names returned by `Hdf5File::list`.
 enum class ListOrder {
   kName,      ///< sorted bytewise (std::string order)
@@ -84,6 +90,33 @@ class Hdf5File {
   /// As read_tensor, and the dataset must have `expected` shape, where -1 stands for any size
   /// on that axis (`{L, L}`, `{-1}` for any vector); another shape is an InputError naming both.
   Tensor read_tensor(const std::string& dataset_path, const Shape& expected) const;
+
+  /// Create a float32 dataset [rows, cols] that `write_rows` fills block by block, so a
+  /// matrix larger than memory can be written: chunked in blocks of `chunk_rows` whole rows
+  /// (clamped to 1..rows), compressed with shuffle + gzip level 4 when `compress`; with
+  /// `chunk_rows` 0, contiguous and uncompressed (`compress` must be false), its storage
+  /// allocated at once (see raw_data_offset). Values not written read as 0. Missing parent
+  /// groups are created; an existing object is an InputError.
+  void create_row_dataset(const std::string& dataset_path, int64_t rows, int64_t cols, int64_t chunk_rows,
+                          bool compress);
+  /// Write `block` [n, cols] into rows first .. first + n - 1 of a two-dimensional float32
+  /// dataset [rows, cols]; rows outside the dataset are an attend::Error.
+  void write_rows(const std::string& dataset_path, int64_t first, const Tensor& block);
+  /// Read the given rows of a two-dimensional floating-point dataset [R, C] -> [n, C], only
+  /// those rows (chunked datasets: only the chunks that hold them). `rows` must be strictly
+  /// increasing and within 0..R-1 (else attend::Error). A NaN or infinite value is an
+  /// InputError, as in read_tensor.
+  Tensor read_rows(const std::string& dataset_path, const std::vector<int64_t>& rows,
+                   RowSelection selection = RowSelection::kHyperslabs) const;
+  /// Where the values of a contiguous, allocated, little-endian float32 dataset start, as a
+  /// byte offset from the start of the file (a user block included), so that a reader can
+  /// fetch rows with plain file reads; -1 for any other dataset (chunked, compressed, another
+  /// type, external or not allocated).
+  int64_t raw_data_offset(const std::string& dataset_path) const;
+  /// The chunk shape of a dataset; {} when it is stored contiguously.
+  Shape dataset_chunk_shape(const std::string& dataset_path) const;
+  /// Whether a dataset is compressed (has the deflate filter).
+  bool dataset_compressed(const std::string& dataset_path) const;
 
   /// Write an int64 dataset of `shape` (product must equal values.size()); `{}` as the shape
   /// means one dimension of values.size(). Chunking and compression as for tensors.

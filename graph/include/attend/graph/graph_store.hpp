@@ -1,29 +1,87 @@
 #pragma once
-/// The HDF5 graph file (schema "attend.graph", version 1): a NodeDataset in one file, written
-/// by `attend convert --graph` and read by training like any source format. The layout (CSR
-/// features, labels, splits, edges with relation types, names, loader warnings) is described
-/// in docs/hdf5-schema.md, section "Graph".
+/// The HDF5 graph file (schema "attend.graph", versions 1 and 2): a NodeDataset in one file,
+/// written by `attend convert --graph` and read by training like any source format. The layout
+/// (features as CSR (version 1) or as a dense row-chunked matrix (version 2), labels, splits,
+/// edges with relation types, names, loader warnings) is described in docs/hdf5-schema.md,
+/// section "Graph". A file can also be opened without its feature values
+/// (load_graph_structure_h5), its rows then read on demand.
 
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "attend/core/tensor.hpp"
+#include "attend/graph/feature_rows.hpp"
+#include "attend/graph/hdf5_feature_rows.hpp"
 #include "attend/graph/node_dataset.hpp"
 
 namespace attend::graph {
 
 /// The `schema` attribute of a graph file and the newest `schema_version` this build knows.
 inline constexpr const char* kGraphSchema = "attend.graph";
-inline constexpr int64_t kGraphSchemaVersion = 1;
+/// Files with CSR features are written as version 1 (which every older reader reads), files
+/// with dense features as version 2.
+inline constexpr int64_t kGraphSchemaVersion = 2;
+/// The dense layout's feature matrix [N, F] float32.
+inline constexpr const char* kDenseFeaturesPath = "/features/dense";
+
+/// How a graph file stores the node features.
+enum class FeatureLayout {
+  kAuto,   ///< the smaller of the two uncompressed: dense when over a third of the values are stored
+  kCsr,    ///< /features/indptr, indices, values: small for bag-of-words features
+  kDense,  ///< /features/dense [N, F], chunked by rows: a batch reads only its rows (out of core)
+};
+
+struct GraphFileOptions {
+  FeatureLayout layout = FeatureLayout::kAuto;
+  /// Dense layout: rows per chunk; 0: one contiguous dataset, which FeatureRows reads with
+  /// plain file reads (the fastest for random rows). Small chunks suit random rows (a read
+  /// decodes whole chunks); see docs/performance.md "Feature rows out of core".
+  int64_t chunk_rows = 64;
+  bool compress = false;  ///< dense layout: shuffle + gzip level 4 on each chunk (chunk_rows >= 1)
+};
+
+/// "auto", "csr" or "dense"; another name is an InputError listing these.
+FeatureLayout parse_feature_layout(const std::string& name);
+/// The layout kAuto stands for with these features; another layout is returned as given,
+/// except that featureless graphs (F = 0, nothing to store) are always kCsr.
+FeatureLayout resolve_feature_layout(FeatureLayout layout, const SparseMatrix& features);
 
 /// Write `dataset` to `path` as an attend.graph file, atomically (a temporary file renamed
 /// into place, so a failure leaves any previous file untouched). Every field of NodeDataset is
-/// stored so that `load_node_dataset_h5` gives it back exactly. The dataset must be valid
+/// stored so that `load_node_dataset_h5` gives it back exactly (the dense layout does not
+/// keep explicitly stored zeros apart from absent values). The dataset must be valid
 /// (`NodeDataset::validate`); an unwritable destination is an InputError. Serial.
-void save_node_dataset(const std::string& path, const NodeDataset& dataset);
+void save_node_dataset(const std::string& path, const NodeDataset& dataset, const GraphFileOptions& options = {});
+
+/// Produces rows first .. first + count - 1 of a feature matrix as [count, F].
+using FeatureBlockSource = std::function<Tensor(int64_t first, int64_t count)>;
+
+/// As save_node_dataset with the dense layout, for a feature matrix that does not fit in
+/// memory: everything but the features comes from `structure` (its `features`, normally empty,
+/// are validated but not written),
+/// the [N, F] matrix from `rows`, asked for in order in blocks of whole chunks, each written
+/// before the next is asked for. Validates `structure` as save_node_dataset does.
+void save_node_dataset_streaming(const std::string& path, const NodeDataset& structure, int64_t num_features,
+                                 const FeatureBlockSource& rows, const GraphFileOptions& options);
 
 /// Read an attend.graph file written by `save_node_dataset`. A file that is not HDF5, has
 /// another schema or a newer version, lacks a dataset, or whose contents are inconsistent
 /// (sizes, id ranges, an unsorted CSR) is an InputError naming the file and the problem.
 NodeDataset load_node_dataset_h5(const std::string& path);
+
+/// A graph file without its feature values in memory.
+struct GraphStructure {
+  NodeDataset dataset;  ///< all but the features, whose matrix is empty [0, 0]
+  /// The features [N, F] on demand: an Hdf5FeatureRows for the dense layout; the CSR
+  /// layout's matrix (sparse, small) is read whole into an InMemoryFeatureRows.
+  std::unique_ptr<FeatureRows> features;
+};
+
+/// Read a graph file's structure, labels, splits and names, and open its features as rows
+/// (`options`: the cache budget, the selection, normalisation). Memory: the edge arrays and
+/// per-node arrays, not the dense feature matrix. Errors as load_node_dataset_h5.
+GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options);
 
 /// True when `path` is a regular file that starts with the HDF5 signature (the 8 bytes
 /// "\x89HDF\r\n\x1a\n" at offset 0, where every file HDF5 writes without a user block has it).

@@ -12,6 +12,7 @@
 #include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
+#include "attend/graph/graph_store.hpp"
 #include "attend/graph/minibatch_training.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_dataset.hpp"
@@ -26,13 +27,25 @@ class Registry;
 namespace attend::graph {
 
 /// A dataset ready for training: its graph views and its input features (row-normalised
-/// when asked; a sparse identity for featureless nodes).
+/// when asked; a sparse identity for featureless nodes), in memory or, out of core, as rows
+/// read on demand.
 struct PreparedNodeData {
   NodeDataset dataset;
   GraphContext graph;
-  NodeFeatures features;
+  NodeFeatures features;  ///< [N, F]; empty when the features stay in a file
+  /// When the features stay in a file: their rows, the input of sampled training and of
+  /// layer-wise and sampled inference (a hook over a FeatureRows). Empty: `features`.
+  NodeFeatureRows feature_rows;
 };
 PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features);
+
+/// A graph opened without its feature values (load_graph_structure_h5, whose options chose
+/// the cache and the normalisation) ready for training out of core: the graph views in
+/// memory, `feature_rows` reading the batches' rows through `structure.features` (serialised
+/// by a mutex), `features` empty and `dataset.features` of shape [N, F] without values (the
+/// model's input width). train_node_classifier then needs sampled mini-batch training and
+/// layer-wise or sampled inference.
+PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure);
 
 struct NodeRunOptions {
   uint64_t seed = 0;
