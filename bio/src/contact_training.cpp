@@ -180,9 +180,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
   // Forward and backward of one step's batch, one shard per family: the arena ends with the
   // batch gradient (the tree-ordered sum over every rank's families).
   auto batch = [&](int epoch, int step) {
-    const ShardRange own = shard_range(num_families, comm.rank(), comm.size());
-    std::vector<double> losses(static_cast<std::size_t>(own.size()), 0.0);  // this rank's families
-    sum_shard_gradients(comm, arena, num_families, [&](int64_t f) {
+    const double total = sum_shard_losses_and_gradients(comm, arena, num_families, [&](int64_t f) {
       const TrainingFamily& fam = train[static_cast<std::size_t>(f)];
       Rng rng(draw_seed(o.seed, epoch, step, static_cast<std::size_t>(f)));
       const int64_t L = fam.features.length(), width = std::min(L, o.crop);
@@ -190,12 +188,10 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
       const std::vector<int64_t> rows = sample_rows(fam.features.alignment.num_sequences(), depth, rng);
       const ContactModelInput input = make_model_input(fam.features, begin, width, rows, model.options().neighbour_scores);
       const Var loss = contact_loss(model.forward(input, rng.split()), input, fam.truth, o.min_separation);
-      if (!loss.defined()) return;
-      losses[static_cast<std::size_t>(f - own.begin)] = loss.value()[0];
+      if (!loss.defined()) return 0.0;
       ops::scale(loss, static_cast<float>(inv_families)).backward();
+      return double(loss.value()[0]);
     });
-    double total = 0.0;
-    for (const double l : gather_shard_values(comm, num_families, losses)) total += l;  // family order
     return total * inv_families;
   };
   auto train_step = [&](int epoch) {

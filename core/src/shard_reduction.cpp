@@ -124,6 +124,17 @@ void sum_shard_gradients(const Communicator& comm, ParameterArena& arena, int64_
   copy_into(arena.grads(), total);
 }
 
+double sum_shard_losses_and_gradients(const Communicator& comm, ParameterArena& arena, int64_t num_shards,
+                                      const std::function<double(int64_t shard)>& shard_loss) {
+  const ShardRange own = shard_range(num_shards, comm.rank(), comm.size());
+  std::vector<double> losses(static_cast<std::size_t>(own.size()), 0.0);  // this rank's shards
+  sum_shard_gradients(comm, arena, num_shards,
+                      [&](int64_t s) { losses[static_cast<std::size_t>(s - own.begin)] = shard_loss(s); });
+  double total = 0.0;
+  for (const double loss : gather_shard_values(comm, num_shards, losses)) total += loss;  // shard order
+  return total;
+}
+
 std::vector<double> gather_shard_values(const Communicator& comm, int64_t num_shards, std::span<const double> local,
                                         int64_t values_per_shard) {
   const ShardRange own = shard_range(num_shards, comm.rank(), comm.size());

@@ -53,6 +53,13 @@ int main(int argc, char** argv) {
     for (int64_t s = own.begin; s < own.end; ++s) local.push_back(static_cast<double>(s));
     const std::vector<double> gathered = gather_shard_values(world, S, local);
     for (int64_t s = 0; s < S; ++s) expect(gathered[s] == static_cast<double>(s), rank, "shard values out of order");
+    // A batch step's loss: the shards' losses in shard order, whoever computed them.
+    const auto shard_loss = [](int64_t s) { return s % 2 == 0 ? 1e16 * double(s + 1) : 0.1 * double(s); };
+    ParameterArena& arena = distributed.arena();
+    const double loss = sum_shard_losses_and_gradients(world, arena, S, shard_loss);
+    double expected = 0.0;
+    for (int64_t s = 0; s < S; ++s) expected += shard_loss(s);
+    expect(loss == expected, rank, std::to_string(S) + " shards: the batch loss differs from the sum in shard order");
   }
   world.barrier();
   if (failures == 0 && world.is_root()) std::cout << "shard sums over " << size << " ranks equal one rank's bit for bit\n";

@@ -97,6 +97,18 @@ TEST_CASE("the shard sum has the same bits for 1 and 3 threads", "[core]") {
   CHECK(same_bits(one, shards.arena().grads()));
 }
 
+TEST_CASE("a batch step returns the shards' losses summed in shard order beside the tree-summed gradient", "[core]") {
+  ShardGradients shards(5, 100, 9);
+  ParameterArena& arena = shards.arena();
+  const std::vector<double> losses = {0.1, 1e16, -1e16, 0.2, 0.3};  // the order shows in the sum
+  const double total = sum_shard_losses_and_gradients(Communicator::self(), arena, 5, [&](int64_t s) {
+    arena.grads()[static_cast<std::size_t>(s)] = 1.0f;
+    return losses[static_cast<std::size_t>(s)];
+  });
+  CHECK(total == (((0.1 + 1e16) + -1e16) + 0.2) + 0.3);
+  for (int64_t i = 0; i < 100; ++i) CHECK(arena.grads()[static_cast<std::size_t>(i)] == (i < 5 ? 1.0f : 0.0f));
+}
+
 TEST_CASE("shard values come back in shard order", "[core]") {
   const std::vector<double> local = {1.5, -2.0, 3.25, 4.0};  // two shards, two values each
   CHECK(gather_shard_values(Communicator::self(), 2, local, 2) == local);

@@ -55,6 +55,16 @@ std::vector<ShardRange> tree_nodes_within(int64_t num_shards, ShardRange range);
 void sum_shard_gradients(const Communicator& comm, ParameterArena& arena, int64_t num_shards,
                          const std::function<void(int64_t shard)>& shard_gradient);
 
+/// One data-parallel training step's batch: `shard_loss(s)` runs shard s's forward and
+/// backward passes and returns its loss (the shard's part of the batch loss, e.g. the sum of
+/// its examples' losses over the global batch size). The arena ends with the batch gradient
+/// (`sum_shard_gradients`); the return value is the batch loss, the shards' losses summed in
+/// shard order, the same on every rank. Collective. A mini-batch loop cuts its global batch of
+/// B seeds into shards with `shard_range(B, s, num_shards)` (seeds [sB/S, (s+1)B/S)); any
+/// random draw of a shard must be keyed by the batch and the shard, never by the rank.
+double sum_shard_losses_and_gradients(const Communicator& comm, ParameterArena& arena, int64_t num_shards,
+                                      const std::function<double(int64_t shard)>& shard_loss);
+
 /// Every shard's value in shard order, on every rank: `local` holds this rank's shards'
 /// values (shard_range order, `values_per_shard` each). A per-shard loss summed in shard order
 /// afterwards has the same bits for any rank count. Collective.
