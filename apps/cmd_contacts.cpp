@@ -19,8 +19,10 @@
 #include "attend/core/progress.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
+#include "contact_truth_options.hpp"
 #include "contacts_train.hpp"
 #include "data_files.hpp"
+#include "fit_progress.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
 
@@ -62,22 +64,6 @@ struct EvalArgs {
   bio::ContactTruthSource truth;
 };
 
-void add_truth_options(CLI::App* app, bio::ContactTruthSource& t, CommandFiles& files) {
-  CLI::Option* pdb =
-      files.input(app->add_option("--pdb", t.pdb, "Native structure (PDB; C-beta < 8 A contacts)")->type_name("FILE"));
-  app->add_option("--chain", t.chain, "Chain of --pdb (default: the first)")->type_name("C")->needs(pdb);
-  files.input(app->add_option("--truth", t.tsv, "Native contacts TSV (i j dist contact)")->type_name("FILE")->excludes(pdb));
-}
-
-/// The truth named by `t` (bio::load_contact_truth), its warnings printed on `err`.
-std::optional<bio::ContactMap> load_truth(const bio::ContactTruthSource& t, const std::string& query, int64_t L,
-                                          const std::string& scored, std::ostream& err) {
-  std::vector<std::string> warnings;
-  std::optional<bio::ContactMap> truth = bio::load_contact_truth(t, query, L, scored, warnings);
-  for (const std::string& w : warnings) err << "attend: warning: " << w << '\n';
-  return truth;
-}
-
 nlohmann::json range_json(const bio::RangePrecision& r) {
   return {{"P@L", r.top_l}, {"P@L/2", r.top_l2}, {"P@L/5", r.top_l5}};
 }
@@ -103,42 +89,11 @@ void print_precision(const bio::ContactPrecision& p, std::ostream& out) {
   out.unsetf(std::ios::floatfield);
 }
 
-/// Shows fits that run longer than a second as a progress line on `err` (in a log file: a line
-/// every `every` iterations; the factored fit's iterations are slow, so it reports more often).
-class FitProgress {
- public:
-  FitProgress(int max_iterations, int every, bool quiet, std::ostream& err)
-      : max_iterations_(max_iterations), every_(every), quiet_(quiet), err_(err) {}
-
-  bio::PottsProgressCallback callback() {
-    return [this](const bio::PottsProgress& p) {
-      if (quiet_ || (!line_ && p.seconds < 1.0)) return;
-      if (!line_) {
-        ProgressOptions options;
-        options.out = &err_;
-        options.every = every_;
-        line_ = std::make_unique<ProgressLine>("iteration", max_iterations_, options);
-      }
-      line_->update(p.iteration, {{"objective", p.objective}, {"|grad|", p.gradient_norm}});
-    };
-  }
-  void finish() {
-    if (line_) line_->finish();
-  }
-
- private:
-  int max_iterations_;
-  int every_;
-  bool quiet_;
-  std::ostream& err_;
-  std::unique_ptr<ProgressLine> line_;
-};
-
 int run_predict(const PredictArgs& a, Context& ctx) {
   bio::ContactPredictorOptions options;
   options.method = bio::parse_contact_method(a.method);
   const bio::AlignmentFeatures input =
-      bio::read_contact_input(a.msa, options.method, bio::parse_alignment_format(a.format), a.query);
+      bio::read_contact_input(a.msa, bio::parse_alignment_format(a.format), a.query);
   const bio::Alignment& alignment = input.alignment;
   const int64_t L = alignment.length;
   // Read the truth and find the model before the fit so that a bad file fails fast.

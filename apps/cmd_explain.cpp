@@ -1,17 +1,24 @@
-// `attend explain node|eval`: attribute node classifiers' predictions to the edges and input
-// features of each node's computation graph (graph/explain/), and score such explanations
-// for faithfulness and, on synthetic benchmarks, against the planted motifs.
+// `attend explain node|eval|contacts`: attribute node classifiers' predictions to the edges and
+// input features of each node's computation graph (graph/explain/), and score such
+// explanations for faithfulness and, on synthetic benchmarks, against the planted motifs;
+// score every attention head of a contact predictor as a contact map and attribute one
+// predicted contact to the alignment (bio/contact_explanation.hpp).
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
+#include "attend/bio/contact_explanation.hpp"
+#include "attend/bio/contact_explanation_files.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/io/input_path.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
+#include "attend/core/quadrature.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "attend/graph/explain/eraser_aopc.hpp"
 #include "attend/graph/explain/explanation_agreement.hpp"
@@ -26,6 +33,9 @@
 #include "attend/graph/trained_node_model.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
+#include "contact_truth_options.hpp"
+#include "data_files.hpp"
+#include "fit_progress.hpp"
 #include "json_output.hpp"
 #include "option_checks.hpp"
 
@@ -36,6 +46,7 @@ namespace {
 struct NodeArgs {
   std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
   int steps = 50;
+  std::string rule = "midpoint";
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   bool quiet = false;
@@ -45,6 +56,17 @@ struct EvalArgs {
   std::string data, checkpoint, ground_truth, json;
   std::vector<std::string> explanations;
   int64_t top_k = 6;
+};
+
+struct ContactsArgs {
+  std::string msa, format = "auto", query, method, model, pair, out, json;
+  bio::ContactTruthSource truth;
+  std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
+  int steps = 50;
+  int64_t heads = 0;
+  int max_iterations = 0;
+  uint64_t seed = 0;
+  bool quiet = false;
 };
 
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
@@ -106,6 +128,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   graph::ExplainOptions options;
   options.method = graph::explain_method_from_name(a.method);
   options.steps = a.steps;
+  options.rule = quadrature_from_name(a.rule);
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
   options.seed = a.seed;
@@ -116,6 +139,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   graph::ExplanationSet set;
   set.method = a.method;
   set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.steps : 0;
+  set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.rule : "";
   set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
   set.num_features = d.num_features();
   ProgressOptions progress;
@@ -153,7 +177,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   }
   if (!a.json.empty()) {
     write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
-                             {"steps", set.steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+                             {"steps", set.steps}, {"rule", set.rule}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
   }
   outputs.commit();
 
@@ -244,6 +268,135 @@ int run_eval(const EvalArgs& a, Context& ctx) {
   return 0;
 }
 
+/// `--pair I,J` (1-based columns) as 0-based (i, j); anything else is an InputError.
+std::pair<int64_t, int64_t> parse_pair(const std::string& text) {
+  const auto comma = text.find(',');
+  try {
+    std::size_t used_i = 0, used_j = 0;
+    const std::string a = text.substr(0, comma), b = comma == std::string::npos ? "" : text.substr(comma + 1);
+    const long long i = std::stoll(a, &used_i), j = std::stoll(b, &used_j);
+    if (used_i == a.size() && used_j == b.size()) return {i - 1, j - 1};
+  } catch (const std::logic_error&) {
+  }
+  throw InputError("--pair " + quoted_input(text) + ": expected two 1-based columns I,J");
+}
+
+nlohmann::json head_precision_json(const bio::ContactPrecision& p) {
+  return {{"long_P@L/5", p.long_range.top_l5}, {"long_P@L/2", p.long_range.top_l2}, {"long_P@L", p.long_range.top_l},
+          {"medium_P@L/5", p.medium_range.top_l5}, {"short_P@L/5", p.short_range.top_l5}};
+}
+
+/// The `count` largest |values| as (index, value), largest first, ties by index.
+std::vector<std::pair<std::size_t, double>> largest_magnitudes(const std::vector<double>& values, std::size_t count) {
+  std::vector<std::pair<std::size_t, double>> order;
+  for (std::size_t k = 0; k < values.size(); ++k) order.emplace_back(k, values[k]);
+  std::stable_sort(order.begin(), order.end(), [](const auto& p, const auto& q) { return std::abs(p.second) > std::abs(q.second); });
+  order.resize(std::min(count, order.size()));
+  return order;
+}
+
+int run_contacts(const ContactsArgs& a, Context& ctx) {
+  bio::ContactExplainOptions options;
+  options.method = bio::parse_contact_method(a.method);
+  const bio::AlignmentFeatures input =
+      bio::read_contact_input(a.msa, bio::parse_alignment_format(a.format), a.query);
+  const int64_t L = input.alignment.length;
+  const std::optional<bio::ContactMap> truth = load_truth(a.truth, input.alignment.sequence(0), L, a.msa, ctx.err);
+  options.truth = truth ? &*truth : nullptr;
+  if (!a.pair.empty()) options.pair = parse_pair(a.pair);
+  options.steps = a.steps;
+  if (a.heads > 0) options.factored.n_heads = a.heads;
+  if (a.max_iterations > 0) {
+    options.factored.optimizer.max_iterations = a.max_iterations;
+    options.potts.optimizer.max_iterations = a.max_iterations;
+  }
+  options.factored.seed = a.seed;
+  if (!a.model.empty() && options.method != bio::ContactMethod::kEvoformer) throw InputError("--model needs --method evoformer");
+  if (options.method == bio::ContactMethod::kEvoformer) {
+    options.model_path = a.model.empty() ? find_data_file(std::string("models/") + kDefaultContactModel) : a.model;
+    io::require_input_file(options.model_path);
+    if (const std::string option = a.files->output_writing(options.model_path); !option.empty()) {
+      throw InputError(options.model_path, 0,
+                       "the model file is what " + option + " would write (an output may not replace an input)");
+    }
+    options.registry = &ctx.registry;
+  }
+
+  const bool factored = options.method == bio::ContactMethod::kFactored;
+  FitProgress fit(factored ? options.factored.optimizer.max_iterations : options.potts.optimizer.max_iterations,
+                  factored ? 5 : 25, a.quiet, ctx.err);
+  ProgressOptions step_options;
+  step_options.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  step_options.out = &ctx.err;
+  std::unique_ptr<ProgressLine> steps;
+  bio::ContactExplainProgress progress{fit.callback(), [&](int64_t done) {
+                                         if (!steps) steps = std::make_unique<ProgressLine>("step", a.steps, step_options);
+                                         steps->update(done, {});
+                                       }};
+  const bio::ContactExplanation x = bio::explain_contacts(input, a.msa, options, progress);
+  fit.finish();
+  if (steps) steps->finish();
+
+  nlohmann::json heads = nlohmann::json::array();
+  for (std::size_t h = 0; h < x.heads.names.size(); ++h) {
+    nlohmann::json j = {{"head", h}, {"name", x.heads.names[h]}};
+    if (truth) j["precision"] = head_precision_json(x.head_precision[h]);
+    heads.push_back(j);
+  }
+  nlohmann::json json = {{"method", x.method}, {"L", L}, {"msa", a.msa}, {"heads", heads}};
+  if (x.precision) json["precision"] = head_precision_json(*x.precision);
+  if (x.attribution) {
+    const bio::ContactAttribution& at = *x.attribution;
+    json["attribution"] = {{"pair", {at.i + 1, at.j + 1}}, {"input", "msa_features"}, {"steps", at.steps},
+                           {"logit", at.value}, {"baseline_logit", at.baseline_value},
+                           {"completeness_gap", at.completeness_gap}};
+  }
+  {
+    OutputTransaction outputs;  // every file appears together or not at all
+    bio::save_contact_explanation(a.out + ".h5", x);
+    bio::save_head_table(a.out + ".heads.tsv", x);
+    if (x.attribution) {
+      bio::save_column_table(a.out + ".columns.tsv", x);
+      bio::save_sequence_table(a.out + ".sequences.tsv", x);
+      bio::save_column_attribution_svg(a.out + ".columns.svg", x);
+    }
+    if (!a.json.empty()) write_json_file(a.json, json);
+    outputs.commit();
+  }
+
+  ctx.out << x.method << ": L " << L << ", " << x.heads.names.size() << " attention heads; wrote " << a.out << ".h5, .heads.tsv"
+          << (x.attribution ? ", .columns.tsv, .sequences.tsv, .columns.svg" : "") << "\n";
+  if (truth) {
+    ctx.out << "\nhead                 long P@L/5  P@L/2  P@L    medium P@L/5  short P@L/5\n";
+    const auto row = [&](const std::string& name, const bio::ContactPrecision& p) {
+      ctx.out << std::left << std::setw(21) << name << std::right << std::setw(11) << fixed(p.long_range.top_l5) << std::setw(7)
+              << fixed(p.long_range.top_l2) << std::setw(7) << fixed(p.long_range.top_l) << std::setw(14)
+              << fixed(p.medium_range.top_l5) << std::setw(13) << fixed(p.short_range.top_l5) << "\n";
+    };
+    for (std::size_t h = 0; h < x.heads.names.size(); ++h) row(x.heads.names[h], x.head_precision[h]);
+    row(x.method + " (all)", *x.precision);
+    const std::size_t best = bio::best_head(x.head_precision);
+    ctx.out << "best head: " << x.heads.names[best] << ", long-range P@L/5 " << fixed(x.head_precision[best].long_range.top_l5)
+            << " against " << fixed(x.precision->long_range.top_l5) << " for the " << x.method << " scores\n";
+  }
+  if (x.attribution) {
+    const bio::ContactAttribution& at = *x.attribution;
+    const double change = at.value - at.baseline_value;
+    ctx.out << "\nintegrated gradients of the contact " << at.i + 1 << "-" << at.j + 1 << " (logit " << fixed(at.value, 4)
+            << ", with MSA features 0: " << fixed(at.baseline_value, 4) << ") on the model's MSA features, " << at.steps
+            << " steps: completeness gap " << fixed(at.completeness_gap, 5) << " ("
+            << fixed(100.0 * std::abs(at.completeness_gap) / std::max(1e-12, std::abs(change)), 3) << " % of |f(x) - f(0)|)\n";
+    ctx.out << "columns with the largest attributions:";
+    for (const auto& [w, v] : largest_magnitudes(at.per_column, 5)) ctx.out << "  " << w + 1 << " " << x.query.at(w) << " " << fixed(v, 4);
+    ctx.out << "\nsequences with the largest attributions:";
+    for (const auto& [s, v] : largest_magnitudes(at.per_sequence, 5)) {
+      ctx.out << "  " << x.sequence_rows[s] + 1 << " " << x.sequence_names[s] << " " << fixed(v, 4);
+    }
+    ctx.out << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 Command add_explain_command(CLI::App& parent, Context& context) {
@@ -267,7 +420,12 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--method", n->method, "Attribution method: " + methods)
       ->required()
       ->check(CLI::IsMember(graph::explain_method_names()).description(""));
-  node->add_option("--steps", n->steps, "integrated-gradients: midpoint-rule steps")->check(CLI::Range(1, 100000))->capture_default_str();
+  node->add_option("--steps", n->steps, "integrated-gradients: points of the path integral")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  node->add_option("--rule", n->rule, "integrated-gradients: quadrature rule (midpoint, gauss-legendre)")
+      ->check(CLI::IsMember(quadrature_names()).description(""))
+      ->capture_default_str();
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))
       ->capture_default_str();
@@ -302,7 +460,49 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->capture_default_str();
   eval_files->output(eval->add_option("--json", e->json, "Write the table as JSON")->type_name("FILE"));
 
-  auto run = [&context, node, n, e]() { return node->parsed() ? run_node(*n, context) : run_eval(*e, context); };
+  auto c = std::make_shared<ContactsArgs>();
+  CLI::App* contacts = app->add_subcommand(
+      "contacts", "Score every attention head of a contact predictor as a contact map; attribute one predicted contact to the alignment");
+  const std::shared_ptr<CommandFiles> contacts_files = CommandFiles::of(contacts);
+  c->files = contacts_files;
+  contacts_files->input(contacts->add_option("--msa", c->msa,
+                                             "Alignment (A3M, FASTA/A2M, PSICOV .aln, Stockholm; .gz allowed) or an alignment "
+                                             ".h5 ('attend convert'; evoformer reuses its potts scores)")
+                            ->required()->type_name("FILE"));
+  contacts->add_option("--format", c->format, "auto, a3m, fasta, psicov or stockholm")->capture_default_str();
+  contacts->add_option("--query", c->query, "Name of the query sequence (default: the first)")->type_name("NAME");
+  contacts->add_option("--method", c->method,
+                       "factored (the heads of a factored-attention fit) or evoformer (the MSA row attention heads of "
+                       "the trained model, and integrated gradients of one contact)")
+      ->required()
+      ->check(CLI::IsMember({"factored", "evoformer"}));
+  contacts_files->input(
+      contacts->add_option("--model", c->model, "evoformer: model file from 'contacts train' (default: the shipped one)")
+          ->type_name("FILE"));
+  add_truth_options(contacts, c->truth, *contacts_files);
+  contacts->add_option("--pair", c->pair,
+                       "evoformer: the contact to attribute, 1-based columns (default: the top-scored pair at least 24 apart)")
+      ->type_name("I,J");
+  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients midpoint steps (0: the heads only, no attribution)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  contacts->add_option("--heads", c->heads, "factored: attention heads (default 16)")->check(at_least(1));
+  contacts->add_option("--max-iterations", c->max_iterations,
+                       "L-BFGS iterations at most of the fit (factored; evoformer's potts scores when --msa stores none)")
+      ->check(at_least(1));
+  contacts->add_option("--seed", c->seed, "factored: seed of the initial queries and keys")->check(seed())->capture_default_str();
+  contacts_files->output(contacts->add_option("--out", c->out,
+                                              "Output prefix: PREFIX.h5, PREFIX.heads.tsv; evoformer also PREFIX.columns.tsv, "
+                                              "PREFIX.sequences.tsv, PREFIX.columns.svg")
+                             ->required()->type_name("PREFIX"),
+                         {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"});
+  contacts_files->output(contacts->add_option("--json", c->json, "Write the per-head summary as JSON")->type_name("FILE"));
+  contacts->add_flag("--quiet", c->quiet, "No progress line");
+
+  auto run = [&context, node, eval, n, e, c]() {
+    if (node->parsed()) return run_node(*n, context);
+    return eval->parsed() ? run_eval(*e, context) : run_contacts(*c, context);
+  };
   return {app, run};
 }
 

@@ -189,6 +189,8 @@ def build_seeds(attend, base):
             ["contacts", "predict", "--msa", f, "--out", f"{out}/p", "--method", "factored", "--heads", "2",
              "--max-iterations", "3", "--quiet"],
             ["convert", "--msa", f, "--to", f"{out}/msa.h5", "--with-scores"],
+            ["explain", "contacts", "--msa", f, "--method", "factored", "--heads", "2", "--max-iterations", "3",
+             "--out", f"{out}/x", "--quiet"],
         ])
 
     def graph_train(model):
@@ -216,9 +218,11 @@ def build_seeds(attend, base):
                                                          "--json", f"{out}/e.json"]),
         "alignment-h5": ([h5 / "msa.h5"], lambda rng, f, out: ["contacts", "predict", "--msa", f,
                                                                "--out", f"{out}/p", "--quiet"]),
-        "contact-model": ([h5 / "contact_model.h5"], lambda rng, f, out: [
-            "contacts", "predict", "--method", "evoformer", "--model", f, "--msa", str(h5 / "msa.h5"),
-            "--out", f"{out}/p", "--quiet"]),
+        "contact-model": ([h5 / "contact_model.h5"], lambda rng, f, out: rng.choice([
+            ["contacts", "predict", "--method", "evoformer", "--model", f, "--msa", str(h5 / "msa.h5"),
+             "--out", f"{out}/p", "--quiet"],
+            ["explain", "contacts", "--method", "evoformer", "--model", f, "--msa", str(h5 / "msa.h5"),
+             "--steps", "2", "--out", f"{out}/x", "--quiet"]])),
         "families": ([families], lambda rng, f, out: [
             "contacts", "train", "--families", f, "--out", f"{out}/m.h5", "--epochs", "1", "--c-m", "4",
             "--c-z", "4", "--crop", "8", "--msa-depth", "4", "--quiet"]),
@@ -489,6 +493,7 @@ def verdict(rc, err, out_dir, names):
 OUTPUT_KINDS = ("out-same-path", "out-directory", "out-device", "out-concurrent", "out-killed")
 PREDICTION_SUFFIXES = (".h5", ".mat", ".rr", ".png")
 EXPLANATION_SUFFIXES = (".h5", ".edges.tsv", ".features.tsv", ".node300.svg")  # explain node --nodes 300
+CONTACT_EXPLANATION_SUFFIXES = (".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg")
 
 
 def random_alignment(path, rng, length=30, rows=40):
@@ -523,6 +528,8 @@ def output_writers(seeds, case):
         (["explain", "node", "--nodes", "300", "--method", "degree"],
          {"--data": str(inp / "ba-shapes"), "--checkpoint": str(inp / "ba_shapes_gat.h5")},
          {"--out": f"{out}/x", "--json": f"{out}/x.json"}, "--out", EXPLANATION_SUFFIXES),
+        (["explain", "contacts", "--method", "evoformer", "--steps", "2", "--quiet"], {"--msa": str(inp / "msa.h5")},
+         {"--out": f"{out}/c", "--json": f"{out}/c.json"}, "--out", CONTACT_EXPLANATION_SUFFIXES),
     ]
 
 

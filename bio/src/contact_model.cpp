@@ -13,6 +13,7 @@
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/options_json.hpp"
+#include "attend/core/parallel.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/core/training_checkpoint.hpp"
@@ -112,17 +113,17 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   potts_bias_ = add_parameter("potts_bias", Tensor({1}, std::vector<float>{kInitialPottsBias}));  // [1]
 }
 
-Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
-  ATTEND_CHECK(in.msa.rank() == 3 && in.msa.dim(2) == kMsaFeatures,
-               "contact_model: msa must be [S, W, " << kMsaFeatures << "], got " << shape_to_string(in.msa.shape()));
-  const int64_t W = in.msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
+EvoformerState ContactModel::embed(const Var& msa, const ContactModelInput& in) const {
+  ATTEND_CHECK(msa.value().rank() == 3 && msa.dim(2) == kMsaFeatures,
+               "contact_model: msa must be [S, W, " << kMsaFeatures << "], got " << shape_to_string(msa.shape()));
+  const int64_t W = msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
   ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && in.pair.shape() == (Shape{W, W, F}) &&
                    static_cast<int64_t>(in.positions.size()) == W,
                "contact_model: target, pair and positions must match the MSA's " << W << " residues");
   const int64_t c_z = options_.c_z, r = options_.max_relative_position;
   // AF2 Alg. 3: MSA and target embeddings.
   const Var target(in.target);                                                  // [W, 21]
-  Var m = ops::add(msa_embed_->forward(Var(in.msa)), target_msa_->forward(target));  // [S, W, c_m]
+  Var m = ops::add(msa_embed_->forward(msa), target_msa_->forward(target));  // [S, W, c_m]
   // Outer sum of the target embedding: rows (i, j) take left[i] + right[j].
   std::vector<int64_t> row_i(static_cast<std::size_t>(W * W)), row_j(row_i.size()), rel(row_i.size());
   for (int64_t i = 0; i < W; ++i)
@@ -136,6 +137,18 @@ Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
                    ops::gather_rows(target_right_->forward(target), row_j));  // [W * W, c_z]
   z = ops::add(z, ops::embedding(relpos_, rel));                                // [W * W, c_z]
   z = ops::add(ops::reshape(z, {W, W, c_z}), pair_embed_->forward(Var(in.pair)));  // [W, W, c_z]
+  return {m, z};
+}
+
+Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
+  return forward_from_msa(Var(in.msa), in, seed);
+}
+
+Var ContactModel::forward_from_msa(const Var& msa, const ContactModelInput& in, uint64_t seed) const {
+  const EvoformerState embedded = embed(msa, in);
+  Var m = embedded.m;  // [S, W, c_m]
+  Var z = embedded.z;  // [W, W, c_z]
+  const int64_t W = msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
   for (std::size_t b = 0; b < blocks_.size(); ++b) {
     const EvoformerState state = blocks_[b]->forward(m, z, mix64(seed ^ (0x636f6e74ULL + b)));
     m = state.m;  // [S, W, c_m]
@@ -147,16 +160,42 @@ Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
   return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
 }
 
+Tensor ContactModel::msa_row_attention_maps(const ContactModelInput& in) const {
+  NoGradGuard no_grad;
+  ATTEND_CHECK(!is_training(), "msa_row_attention_maps needs the model in evaluation mode");
+  EvoformerState state = embed(Var(in.msa), in);
+  const int64_t S = in.msa.dim(0), W = in.msa.dim(1), H = options_.block.n_heads_msa;
+  const auto blocks = static_cast<int64_t>(blocks_.size());
+  Tensor maps({blocks, H, W, W});  // [blocks, H, W, W]
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Tensor rows = blocks_[b]->msa_row_attention_weights(state.m, state.z);  // [S, H, W, W]
+    const int64_t per_row = H * W * W;
+    float* out = maps.data() + b * per_row;
+    parallel_for_blocks(per_row, 4096, [&](int64_t begin, int64_t end) {
+      for (int64_t e = begin; e < end; ++e) {
+        double sum = 0.0;
+        for (int64_t s = 0; s < S; ++s) sum += rows[s * per_row + e];
+        out[e] = static_cast<float>(sum / static_cast<double>(S));
+      }
+    });
+    state = blocks_[b]->forward(state.m, state.z);
+  }
+  return maps;
+}
+
 void ContactModel::register_into(Registry& registry) {
   registry.add("contact_model", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<ContactModel>(ContactModelOptions::from_json(config));
   });
 }
 
-ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family) {
+std::vector<int64_t> whole_family_rows(const ContactModel& model, const FamilyFeatures& family) {
   Rng rng(0);
-  const std::vector<int64_t> rows = sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
-  return make_model_input(family, 0, family.length(), rows, model.options().neighbour_scores);
+  return sample_rows(family.alignment.num_sequences(), model.options().msa_depth, rng);
+}
+
+ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family) {
+  return make_model_input(family, 0, family.length(), whole_family_rows(model, family), model.options().neighbour_scores);
 }
 
 std::unique_ptr<ContactModel> load_contact_model(const std::string& path, const Registry& registry) {

@@ -33,10 +33,10 @@ void check_enough_columns(const Alignment& alignment, const std::string& source)
 
 }  // namespace
 
-AlignmentFeatures read_contact_input(const std::string& path, ContactMethod method, AlignmentFormat format,
+AlignmentFeatures read_contact_input(const std::string& path, AlignmentFormat format,
                                      const std::string& query) {
   AlignmentFeatures features;
-  if (method != ContactMethod::kFactored && is_hdf5_file(path)) {
+  if (is_hdf5_file(path)) {
     features = read_alignment_h5(path);
   } else {
     features.alignment = read_alignment(path, format, query);

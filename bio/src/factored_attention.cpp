@@ -74,7 +74,7 @@ Var factored_attention(const Var& query, const Var& key) {
   return ops::reshape(ops::permute(attention, {0, 2, 3, 1}), {L * L, H});                     // [L * L, H]
 }
 
-PottsResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options,
+FactoredResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options,
                                       const PottsProgressCallback& progress, const FactoredSnapshotCallback& snapshot) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -86,7 +86,7 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
     throw InputError("factored attention value states must be 20 or 21, got " + std::to_string(options.value_states));
   }
 
-  PottsResult result;
+  FactoredResult result;
   detail::WeightedAlignment input = detail::weigh_alignment(alignment, options, "factored", result);
   const Alignment& a = input.filtered.alignment;
   result.lambda_single = options.lambda_single;
@@ -140,6 +140,15 @@ PottsResult predict_contacts_factored(const Alignment& alignment, const Factored
   result.evaluations = fit.evaluations;
   result.objective = fit.objective;
   result.scores = score(x.data());  // [L, L]
+  {
+    NoGradGuard no_grad;  // score(x) loaded the fitted parameters
+    result.query = ops::reshape(params.query, {H, L, d}).value();  // [H, L', d]
+    result.key = ops::reshape(params.key, {H, L, d}).value();      // [H, L', d]
+    const Tensor mixing = factored_attention(params.query, params.key).value();  // [L' * L', H]
+    result.attention = Tensor({H, L, L});                                        // [H, L', L']
+    for (int64_t p = 0; p < L * L; ++p)
+      for (int64_t h = 0; h < H; ++h) result.attention[h * L * L + p] = mixing[p * H + h];
+  }
   result.seconds = elapsed();
   return result;
 }

@@ -11,34 +11,24 @@ namespace {
 constexpr int64_t kBlock = 16384;
 }  // namespace
 
-AdamOptions AdamOptions::from_json(const Json& config) {
-  check_option_keys(config, {"lr", "beta1", "beta2", "eps", "weight_decay"}, "adam");
-  AdamOptions o;
-  o.lr = option_or(config, "lr", o.lr, "adam");
-  o.beta1 = option_or(config, "beta1", o.beta1, "adam");
-  o.beta2 = option_or(config, "beta2", o.beta2, "adam");
-  o.eps = option_or(config, "eps", o.eps, "adam");
-  o.weight_decay = option_or(config, "weight_decay", o.weight_decay, "adam");
-  return o;
-}
-
-Json AdamOptions::to_json() const {
-  return Json{{"lr", lr}, {"beta1", beta1}, {"beta2", beta2}, {"eps", eps},
-              {"weight_decay", weight_decay}};
+const OptionList<AdamOptions>& AdamOptions::option_list() {
+  using O = AdamOptions;
+  static const OptionList<O> list =
+      OptionList<O>("adam")
+          .add("lr", &O::lr, "learning rate", OptionRange::at_least(0.0))
+          .add("beta1", &O::beta1, "decay of the first moment's running mean", OptionRange::fraction())
+          .add("beta2", &O::beta2, "decay of the second moment's running mean", OptionRange::fraction())
+          .add("eps", &O::eps, "added to the second moment's square root", OptionRange::positive())
+          .add("weight_decay", &O::weight_decay,
+               "adam: L2 penalty added to the gradient; adamw: decay of the weights decoupled from the moments",
+               OptionRange::at_least(0.0));
+  return list;
 }
 
 Adam::Adam(AdamOptions options) : Adam(options, false) {}
 
 Adam::Adam(AdamOptions options, bool decoupled) : options_(options), decoupled_(decoupled) {
-  const std::string name = decoupled ? "adamw" : "adam";
-  require_optimizer_option(std::isfinite(options.lr) && options.lr >= 0.0, name, "lr must be >= 0", options.lr);
-  require_optimizer_option(options.beta1 >= 0.0 && options.beta1 < 1.0, name, "beta1 must be in [0, 1)",
-                           options.beta1);
-  require_optimizer_option(options.beta2 >= 0.0 && options.beta2 < 1.0, name, "beta2 must be in [0, 1)",
-                           options.beta2);
-  require_optimizer_option(std::isfinite(options.eps) && options.eps > 0.0, name, "eps must be > 0", options.eps);
-  require_optimizer_option(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, name,
-                           "weight_decay must be >= 0", options.weight_decay);
+  AdamOptions::option_list().check(options);
   set_lr(options.lr);
 }
 

@@ -1,6 +1,7 @@
 #include "attend/core/option_list.hpp"
 
 #include <charconv>
+#include <cmath>
 
 namespace attend {
 
@@ -25,6 +26,7 @@ std::string cell(const std::string& text) {
 }  // namespace
 
 bool OptionRange::contains(double value) const {
+  if (!std::isfinite(value)) return false;  // no option takes an infinite or NaN value
   if (lo && (lo_open ? !(value > *lo) : !(value >= *lo))) return false;
   if (hi && (hi_open ? !(value < *hi) : !(value <= *hi))) return false;
   return true;

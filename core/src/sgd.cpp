@@ -11,29 +11,21 @@ namespace {
 constexpr int64_t kBlock = 16384;
 }  // namespace
 
-SgdOptions SgdOptions::from_json(const Json& config) {
-  check_option_keys(config, {"lr", "momentum", "nesterov", "weight_decay"}, "sgd");
-  SgdOptions o;
-  o.lr = option_or(config, "lr", o.lr, "sgd");
-  o.momentum = option_or(config, "momentum", o.momentum, "sgd");
-  o.nesterov = option_or(config, "nesterov", o.nesterov, "sgd");
-  o.weight_decay = option_or(config, "weight_decay", o.weight_decay, "sgd");
-  return o;
-}
-
-Json SgdOptions::to_json() const {
-  return Json{{"lr", lr}, {"momentum", momentum}, {"nesterov", nesterov},
-              {"weight_decay", weight_decay}};
+const OptionList<SgdOptions>& SgdOptions::option_list() {
+  using O = SgdOptions;
+  static const OptionList<O> list =
+      OptionList<O>("sgd")
+          .add("lr", &O::lr, "learning rate", OptionRange::at_least(0.0))
+          .add("momentum", &O::momentum, "heavy-ball momentum (PyTorch's form, no dampening)", OptionRange::fraction())
+          .add("nesterov", &O::nesterov, "Nesterov momentum; needs momentum > 0")
+          .add("weight_decay", &O::weight_decay, "L2 penalty added to the gradient", OptionRange::at_least(0.0));
+  return list;
 }
 
 Sgd::Sgd(SgdOptions options) : options_(options) {
-  require_optimizer_option(std::isfinite(options.lr) && options.lr >= 0.0, "sgd", "lr must be >= 0", options.lr);
-  require_optimizer_option(options.momentum >= 0.0 && options.momentum < 1.0, "sgd", "momentum must be in [0, 1)",
-                           options.momentum);
+  SgdOptions::option_list().check(options);
   require_optimizer_option(!options.nesterov || options.momentum > 0.0, "sgd", "nesterov needs momentum > 0",
                            options.momentum);
-  require_optimizer_option(std::isfinite(options.weight_decay) && options.weight_decay >= 0.0, "sgd",
-                           "weight_decay must be >= 0", options.weight_decay);
   set_lr(options.lr);
 }
 

@@ -40,7 +40,7 @@ void bind_contacts(py::module_& m) {
         std::string source = "msa";
         if (py::isinstance<py::str>(msa)) {
           source = msa.cast<std::string>();
-          input = bio::read_contact_input(source, o.method, bio::parse_alignment_format(format), query);
+          input = bio::read_contact_input(source, bio::parse_alignment_format(format), query);
         } else {
           input.alignment = bio::alignment_from_rows(msa.cast<std::vector<std::string>>(), source);
         }

@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
+#include "attend/core/sgd.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "cli.hpp"
 
@@ -267,6 +269,16 @@ TEST_CASE("attend layers --options prints each node layer's options, the table o
   const Result bare = run({"layers", "--options", "undocumented"}, registry);
   CHECK(bare.code == 2);
   CHECK(bare.err.find("documents no options") != std::string::npos);
+}
+
+TEST_CASE("the user guide's optimizer tables are the optimizers' option lists", "[apps]") {
+  std::ifstream file(std::string(ATTEND_DOCS_DIR) + "/user-guide.md");
+  const std::string guide((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(guide.empty());
+  CHECK(guide.find("#### optimizer `adam`, `adamw`\n\n" + option_table_markdown(AdamOptions::option_list().docs())) !=
+        std::string::npos);
+  CHECK(guide.find("#### optimizer `sgd`\n\n" + option_table_markdown(SgdOptions::option_list().docs())) !=
+        std::string::npos);
 }
 
 TEST_CASE("attend layers on an empty registry", "[apps]") {

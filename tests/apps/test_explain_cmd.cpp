@@ -1,12 +1,20 @@
-// `attend explain node|eval` run in process on a small generated BA-Shapes graph.
+// `attend explain node|eval` run in process on a small generated BA-Shapes graph, and
+// `attend explain contacts` on a tiny alignment.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "attend/bio/alphabet.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/random.hpp"
 #include "attend/graph/explain/explanation_file.hpp"
 #include "run_attend.hpp"
+#include "scoped_threads.hpp"
 #include "temp_dir.hpp"
 
 using namespace attend;
@@ -28,7 +36,133 @@ struct Trained {
                 .code == 0);
   }
 };
+// 40 sequences over 30 columns (PSICOV format) in which columns 1 and 28 (1-based) agree, and
+// a truth with that pair in contact.
+struct TinyFamily {
+  testing::TempDir tmp;
+  std::string msa, truth;
+  TinyFamily() : msa(tmp.file("a.aln")), truth(tmp.file("t.tsv")) {
+    Rng rng(3);
+    std::ofstream f(msa);
+    for (int n = 0; n < 40; ++n) {
+      std::string s;
+      for (int i = 0; i < 30; ++i) s += bio::kAminoAcids[rng.below(20)];
+      s[27] = s[0];
+      f << s << '\n';
+    }
+    testing::write_text_file(truth, "#L 30\n1\t28\t5.0\t1\n2\t29\t12.0\t0\n3\t30\t9.5\t0\n1\t8\t12.0\t0\n");
+  }
+};
 }  // namespace
+
+TEST_CASE("explain contacts --method factored scores every head and writes the h5 and the head table", "[apps]") {
+  TinyFamily t;
+  const std::string out = t.tmp.file("fa");
+  const Result r = run({"explain", "contacts", "--msa", t.msa, "--method", "factored", "--heads", "3", "--max-iterations", "4",
+                        "--truth", t.truth, "--out", out, "--json", t.tmp.file("fa.json"), "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("best head: head ") != std::string::npos);
+  CHECK(r.out.find("factored (all)") != std::string::npos);
+  CHECK(testing::files_in(t.tmp.path()) == std::set<std::string>{"a.aln", "t.tsv", "fa.h5", "fa.heads.tsv", "fa.json"});
+  const std::string table = testing::read_text_file(out + ".heads.tsv");
+  CHECK(table.rfind("head\tname\ttop_i\ttop_j\ttop_score\tlong_P@L/5\tlong_P@L/2\tlong_P@L\tmedium_P@L/5\tshort_P@L/5\n", 0) == 0);
+  CHECK(lines(table) == 5);  // header, three heads, the factored scores
+  CHECK(table.find("\nall\tfactored\t") != std::string::npos);
+  const Hdf5File file = Hdf5File::open(out + ".h5");
+  CHECK(file.schema() == "attend.contact_explanation");
+  CHECK(file.read_tensor("/heads/attention").shape() == (Shape{3, 30, 30}));
+  CHECK(file.read_tensor("/heads/scores").shape() == (Shape{3, 30, 30}));
+  CHECK(file.read_strings("/heads/name") == std::vector<std::string>{"head 0", "head 1", "head 2"});
+  CHECK(file.read_tensor("/precision/long_top_l5").shape() == (Shape{4}));
+  CHECK_FALSE(file.exists("/attribution"));
+  std::ifstream json_file(t.tmp.file("fa.json"));
+  const nlohmann::json json = nlohmann::json::parse(json_file);
+  CHECK(json["heads"].size() == 3);
+  CHECK(json["heads"][0]["precision"].contains("long_P@L/5"));
+}
+
+TEST_CASE("explain contacts --method evoformer attributes a contact to columns and sequences, the same for 1 and 2 threads", "[apps]") {
+  TinyFamily t;
+  const testing::ScopedThreads restore(num_threads());  // the runs use --threads
+  auto explain = [&](const std::string& threads, const std::string& name) {
+    const Result r = run({"--threads", threads, "explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--pair", "28,1",
+                          "--steps", "4", "--max-iterations", "5", "--truth", t.truth, "--out", t.tmp.file(name), "--quiet"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r;
+  };
+  const Result one = explain("1", "e1");
+  CHECK(one.out.find("integrated gradients of the contact 1-28") != std::string::npos);
+  CHECK(one.out.find("completeness gap") != std::string::npos);
+  for (const char* suffix : {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
+    CHECK(std::filesystem::is_regular_file(t.tmp.file(std::string("e1") + suffix)));
+  }
+  const std::string columns = testing::read_text_file(t.tmp.file("e1.columns.tsv"));
+  CHECK(columns.rfind("column\tresidue\tscore\n1\t", 0) == 0);
+  CHECK(lines(columns) == 31);
+  CHECK(testing::read_text_file(t.tmp.file("e1.sequences.tsv")).rfind("sequence\tname\tscore\n1\t1\t", 0) == 0);
+  const std::string picture = testing::read_text_file(t.tmp.file("e1.columns.svg"));
+  CHECK(picture.rfind("<svg", 0) == 0);
+  CHECK(picture.find("contact 1-28") != std::string::npos);
+  const Hdf5File file = Hdf5File::open(t.tmp.file("e1.h5"));
+  CHECK(file.read_int64("/attribution/pair") == std::vector<int64_t>{0, 27});
+  CHECK(file.read_tensor("/attribution/per_column").shape() == (Shape{30}));
+  CHECK(file.read_strings("/heads/name").front() == "block 0 head 0");
+
+  explain("2", "e2");
+  for (const char* suffix : {".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
+    CHECK(testing::read_text_file(t.tmp.file(std::string("e2") + suffix)) == testing::read_text_file(t.tmp.file(std::string("e1") + suffix)));
+  }
+
+  // --steps 0: the heads only, the same table.
+  const Result heads = run({"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "0", "--max-iterations",
+                            "5", "--truth", t.truth, "--out", t.tmp.file("h"), "--quiet"});
+  INFO(heads.err);
+  REQUIRE(heads.code == 0);
+  CHECK(heads.out.find("integrated gradients") == std::string::npos);
+  CHECK(testing::read_text_file(t.tmp.file("h.heads.tsv")) == testing::read_text_file(t.tmp.file("e1.heads.tsv")));
+  CHECK_FALSE(std::filesystem::exists(t.tmp.file("h.columns.svg")));
+  CHECK_FALSE(Hdf5File::open(t.tmp.file("h.h5")).exists("/attribution"));
+}
+
+TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
+  TinyFamily t;
+  const std::set<std::string> before = testing::files_in(t.tmp.path());
+  const std::string out = t.tmp.file("x");
+  const std::vector<std::string> evo = {"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "2",
+                                        "--max-iterations", "2", "--out", out};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = evo;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {with({"--pair", "1,31"}), "1..30"},
+      {with({"--pair", "4,4"}), "two different columns"},
+      {with({"--pair", "1;2"}), "expected two 1-based columns"},
+      {with({"--pair", "1,2x"}), "expected two 1-based columns"},
+      {{"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "0", "--pair", "1,9", "--out", out},
+       "--steps >= 1"},
+      {{"explain", "contacts", "--msa", t.msa, "--method", "factored", "--pair", "1,9", "--out", out}, "--method evoformer"},
+      {{"explain", "contacts", "--msa", t.msa, "--method", "potts", "--out", out}, "--method"},
+      {{"explain", "contacts", "--msa", t.tmp.file("none.aln"), "--method", "factored", "--out", out}, "none.aln"},
+      {with({"--model", t.truth}), "t.tsv"},
+      {with({"--truth", t.tmp.file("none.tsv")}), "none.tsv"},
+      {with({"--json", out + ".columns.svg"}), "--out"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = run(args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(lines(r.err) == 1);
+  }
+  CHECK(testing::files_in(t.tmp.path()) == before);
+  const Result help = run({"explain", "contacts", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--pair") != std::string::npos);
+}
 
 TEST_CASE("explain node writes the explanation files, and explain eval scores them", "[apps]") {
   Trained t;
@@ -49,6 +183,7 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   REQUIRE(set.explanations.size() == 2);
   CHECK(set.explanations[0].node == 300);
   CHECK(set.steps == 20);
+  CHECK(set.rule == "midpoint");
   CHECK(std::isfinite(set.explanations[0].feature_completeness_gap));
   const std::string picture = testing::read_text_file(ig + ".node300.svg");
   CHECK(picture.find("<svg") == 0);
@@ -58,6 +193,13 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
                "integrated-gradients", "--steps", "20", "--out", again, "--ground-truth", t.data, "--quiet"})
               .code == 0);
   CHECK(testing::read_text_file(again + ".node300.svg") == picture);  // the same picture again
+  const std::string gauss = t.tmp.file("gauss");
+  REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300", "--method",
+               "integrated-gradients", "--steps", "20", "--rule", "gauss-legendre", "--out", gauss, "--quiet"})
+              .code == 0);
+  const graph::ExplanationSet gauss_set = graph::load_explanations(gauss + ".h5");
+  CHECK(gauss_set.rule == "gauss-legendre");
+  CHECK(gauss_set.explanations[0].edge_score != set.explanations[0].edge_score);  // other points, other sums
 
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
@@ -126,6 +268,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "attention", "--out", out}), "exports none"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--class", "7", "--out", out}), "4 classes"},
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--steps", "0", "--out", out}), "--steps"},
+      {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--rule", "simpson", "--out", out}), "--rule"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

@@ -175,3 +175,83 @@ TEST_CASE("node-classify names the model file in a bad layer or optimizer option
     CHECK_FALSE(fs::exists(tmp.path() / "m.h5"));
   }
 }
+
+TEST_CASE("node-classify trains on sampled mini-batches and scores in every inference mode", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
+  const std::string ckpt = (tmp.path() / "model.h5").string(), json = (tmp.path() / "train.json").string();
+  Result r = run({"node-classify", "train", "--data", data, "--model", "gat", "--epochs", "5", "--patience", "0",
+                  "--fanouts", "3,-1", "--batch-size", "2", "--inference", "layerwise", "--inference-batch-size", "5",
+                  "--quiet", "--save", ckpt, "--json", json});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  CHECK(j["sampling"]["fanouts"] == nlohmann::json::array({3, -1}));
+  CHECK(j["sampling"]["batch_size"] == 2);
+  CHECK(j["inference"]["mode"] == "layerwise");
+  CHECK(j["inference"]["batch_size"] == 5);
+  // The sampled-trained model is an ordinary model: every mode scores it; layerwise and
+  // sampled with fan-outs -1 agree with full.
+  std::map<std::string, double> test_accuracy;
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"--inference", "full"}, {"--inference", "layerwise", "--inference-batch-size", "4"},
+        {"--inference", "sampled", "--fanouts", "-1,-1"}}) {
+    const std::string eval_json = (tmp.path() / (mode[1] + ".json")).string();
+    std::vector<std::string> args{"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt, "--json", eval_json};
+    args.insert(args.end(), mode.begin(), mode.end());
+    r = run(args);
+    INFO(mode[1] << ": " << r.err);
+    REQUIRE(r.code == 0);
+    std::ifstream e(eval_json);
+    const nlohmann::json evaluated = nlohmann::json::parse(e);
+    CHECK(evaluated["inference"]["mode"] == mode[1]);
+    test_accuracy[mode[1]] = evaluated["splits"]["test"]["accuracy"].get<double>();
+  }
+  CHECK(test_accuracy["layerwise"] == test_accuracy["full"]);
+  CHECK(test_accuracy["sampled"] == test_accuracy["full"]);
+  CHECK(j["runs"][0]["test_acc"].get<double>() == test_accuracy["full"]);
+  const std::string preds = (tmp.path() / "pred.tsv").string();
+  r = run({"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", preds, "--inference", "sampled",
+           "--fanouts", "1,1"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(fs::exists(preds));
+}
+
+TEST_CASE("node-classify refuses bad sampling options in one line", "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "d").string();
+  const std::string ckpt = (tmp.path() / "model.h5").string();
+  REQUIRE(run({"node-classify", "train", "--data", data, "--epochs", "1", "--quiet", "--save", ckpt}).code == 0);
+  const std::string out = (tmp.path() / "p.tsv").string();
+  const std::vector<std::string> train{"node-classify", "train", "--data", data, "--epochs", "1", "--quiet",
+                                       "--json", (tmp.path() / "t.json").string()};
+  const std::vector<std::string> evaluate{"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt};
+  const std::vector<std::string> predict{"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", out};
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {train, {"--fanouts", "0,5"}},
+      {train, {"--fanouts", "5,-2"}},
+      {train, {"--fanouts", "5,x"}},
+      {train, {"--fanouts", "5"}},
+      {train, {"--fanouts", "5,5", "--batch-size", "0"}},
+      {train, {"--batch-size", "8"}},
+      {train, {"--replace"}},
+      {train, {"--inference", "exact"}},
+      {train, {"--inference", "sampled"}},
+      {train, {"--inference", "layerwise", "--inference-batch-size", "0"}},
+      {evaluate, {"--inference", "sampled", "--fanouts", "5,5,5"}},
+      {evaluate, {"--inference", "sampled"}},
+      {predict, {"--inference", "layerwise", "--export-attention", (tmp.path() / "a.h5").string()}},
+  };
+  for (const auto& [command, extra] : cases) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = run(args);
+    INFO(command[1] << " " << extra[0] << " " << extra.back() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "t.json"));
+  CHECK_FALSE(fs::exists(out));
+}

@@ -134,9 +134,9 @@ TEST_CASE("predict_contacts runs the shipped evoformer model on the potts scores
 TEST_CASE("read_contact_input and predict_contacts refuse alignments of fewer than 3 columns", "[bio]") {
   TempDir dir;
   std::ofstream(dir.file("short.fasta")) << ">q\nAC\n>s\nAD\n";
-  CHECK_THROWS_AS(read_contact_input(dir.file("short.fasta"), ContactMethod::kPotts), InputError);
+  CHECK_THROWS_AS(read_contact_input(dir.file("short.fasta")), InputError);
   std::ofstream(dir.file("ok.fasta")) << ">q\nACDE\n>s\nADDE\n";
-  CHECK(read_contact_input(dir.file("ok.fasta"), ContactMethod::kFactored).alignment.length == 4);
+  CHECK(read_contact_input(dir.file("ok.fasta")).alignment.length == 4);
   AlignmentFeatures rows;  // input from elsewhere (the Python module's aligned rows): the same check
   rows.alignment = alignment_from_rows({"AC", "AD"}, "rows");
   CHECK_THROWS_AS(predict_contacts(rows, "rows", {}), InputError);

@@ -2,6 +2,7 @@
 // names, null as the default), to_json and the documentation table.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 
 #include "attend/core/error.hpp"
@@ -93,7 +94,18 @@ TEST_CASE("OptionList documents each option: type, default, allowed values, mean
   CHECK(table.find("| `mode` | string | \"exact\" | 'fast', 'exact' | how |\n") != std::string::npos);
 }
 
+TEST_CASE("OptionList checks options built in code against the same ranges", "[core]") {
+  Toy t = Toy::option_list().from_json({{"width", 5}});
+  CHECK_NOTHROW(Toy::option_list().check(t));
+  t.dropout = 1.0f;
+  CHECK_THROWS_WITH(Toy::option_list().check(t), "toy: option 'dropout' must be [0, 1), got 1");
+  t.dropout = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(Toy::option_list().check(t), "toy: option 'dropout' must be [0, 1), got inf");
+}
+
 TEST_CASE("OptionRange: open and closed ends", "[core]") {
+  CHECK_FALSE(OptionRange::any().contains(std::numeric_limits<double>::quiet_NaN()));
+  CHECK_FALSE(OptionRange::at_least(0.0).contains(std::numeric_limits<double>::infinity()));
   CHECK(OptionRange::positive().contains(1e-9));
   CHECK_FALSE(OptionRange::positive().contains(0.0));
   CHECK(OptionRange::fraction().contains(0.0));

@@ -381,3 +381,36 @@ TEST_CASE("a checkpoint rebuilds its model through the registry", "[core][io]") 
   ParameterArena other_arena(other.named_parameters());
   CHECK_THROWS_WITH(load_parameters(data, other_arena), Catch::Matchers::Contains("has shape [5, 3], the model expects [5, 4]"));
 }
+
+TEST_CASE("fit_batches makes one optimizer step per batch and reports the mean batch loss", "[core]") {
+  // One parameter that SGD (lr 1, gradient -1 per batch) raises by 1 per batch; epoch e has
+  // e + 1 batches, batch b reports loss b.
+  Var p{Tensor({1}, 0.0f), true};
+  ParameterArena arena{{{"p", p}}};
+  Sgd sgd{SgdOptions{1.0}};
+  TrainerOptions o = quiet_options();
+  o.max_epochs = 3;
+  o.patience = 0;
+  o.restore_best = false;
+  Trainer trainer(arena, sgd, o);
+  std::vector<float> seen;  // the parameter at each batch: gradients were zeroed before it
+  const TrainResult r = trainer.fit_batches([](int epoch) -> int64_t { return epoch + 1; },
+                                            [&](int, int64_t b) {
+                                              seen.push_back(arena.values()[0]);
+                                              CHECK(arena.grads()[0] == 0.0f);
+                                              arena.grads()[0] = -1.0f;
+                                              return static_cast<double>(b);
+                                            },
+                                            [] { return EvalMetrics{0.0, 0.0, {}}; });
+  CHECK(seen == std::vector<float>{0, 1, 2, 3, 4, 5});
+  REQUIRE(r.history.size() == 3);
+  CHECK(r.history[0].train_loss == 0.0);
+  CHECK(r.history[1].train_loss == 0.5);
+  CHECK(r.history[2].train_loss == 1.0);
+  CHECK(arena.values()[0] == 6.0f);
+  Trainer diverging(arena, sgd, o);
+  CHECK_THROWS_WITH(diverging.fit_batches([](int) -> int64_t { return 4; },
+                                          [](int, int64_t b) { return b == 2 ? std::nan("") : 1.0; },
+                                          [] { return EvalMetrics{}; }),
+                    Contains("at epoch 0, batch 2"));
+}

@@ -35,7 +35,7 @@ def expect(cond, what):
 
 with h5py.File(sys.argv[1], "r") as f:
     expect(f.attrs["schema"] == "attend.explanations" and int(f.attrs["schema_version"]) == 1, "schema")
-    expect(f.attrs["method"] == "integrated-gradients" and int(f.attrs["steps"]) == 50, "method, steps")
+    expect(f.attrs["method"] == "integrated-gradients" and int(f.attrs["steps"]) == 50 and f.attrs["rule"] == "gauss-legendre", "method, steps, rule")
     expect(f.attrs["heads"] == "" and int(f.attrs["num_features"]) == 2, "heads, num_features")
     expect(list(f["node"][()]) == [4, 7] and list(f["node_name"].asstr()[()]) == ["n4", "n7"], "nodes")
     expect(list(f["explained_class"][()]) == [1, 0] and list(f["predicted_class"][()]) == [1, 2], "classes")
@@ -85,6 +85,7 @@ int main() {
     attend::graph::ExplanationSet set;
     set.method = "integrated-gradients";
     set.steps = 50;
+    set.rule = "gauss-legendre";
     set.num_features = 2;
     set.explanations = {
         explanation(4, 1, 1, -0.25, {10, 11}, {1, 2}, {4, 4}, {0.5f, -0.25f}, {1, 2}, 0.01, -2.0, 0.003),

@@ -4,10 +4,14 @@
 
 #include <cmath>
 
+#include "attend/core/ops/loss.hpp"
+#include "attend/core/parameter_arena.hpp"
 #include "attend/core/plugin_loader.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/layers/gat_conv.hpp"
+#include "attend/graph/minibatch_training.hpp"
+#include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_layer.hpp"
 #include "grad_check.hpp"
 #include "random_graphs.hpp"
@@ -180,4 +184,38 @@ TEST_CASE("plugin gated_gat gradients, dense and sparse input, with dropout", "[
   auto on_params = check_module_gradients(*layer, [&] { return layer->forward(NodeFeatures(sparse), g, 11); }, fine);
   INFO(on_params.report);
   CHECK(on_params.ok);
+}
+
+TEST_CASE("a plugin layer trains on sampled blocks unchanged", "[plugin]") {
+  // Fan-outs -1 and the whole training split as one batch: the mini-batch gradient of a model
+  // with the agnn plugin layer is its full-batch gradient (minibatch_training.hpp).
+  Registry registry;
+  register_graph_layers(registry);
+  load_plugin(ATTEND_AGNN_PLUGIN, registry);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(150, 450, 21));
+  const NodeFeatures x(Var(random_tensor({150, 6}, 22)));
+  std::vector<int64_t> labels(150), train;
+  for (int64_t i = 0; i < 150; ++i) labels[i] = (i * 7) % 3;
+  for (int64_t i = 0; i < 150; i += 4) train.push_back(i);
+  NodeClassifier model({{"layers", Json::array({{{"type", "agnn"}, {"config", {{"in_channels", 6}, {"out_channels", 5}, {"seed", 1}}}},
+                                                {{"type", "gat"}, {"config", {{"in_channels", 5}, {"out_channels", 3}, {"seed", 2}}}}})}},
+                       registry);
+  ParameterArena arena(model.named_parameters());
+  arena.zero_grad();
+  ops::cross_entropy(model.forward(x, g, 0), labels, train).backward();
+  const std::vector<float> full(arena.grads().begin(), arena.grads().end());
+  arena.zero_grad();
+  MiniBatchOptions o;
+  o.sampler.fanouts = {-1, -1};
+  o.batch_size = static_cast<int64_t>(train.size());
+  minibatch_gradient(model, g, labels, in_memory_rows(x), o, minibatch_keys(0), train, 0);
+  REQUIRE(arena.grads().size() == full.size());
+  double largest = 0.0, plugin_norm = 0.0;
+  for (std::size_t i = 0; i < full.size(); ++i) largest = std::max(largest, std::fabs(double(arena.grads()[i]) - full[i]));
+  for (const ArenaSlot& slot : arena.slots()) {
+    if (slot.name.rfind("layers.0.", 0) != 0) continue;  // the plugin layer's parameters
+    for (int64_t k = slot.offset; k < slot.offset + slot.numel(); ++k) plugin_norm += double(full[k]) * full[k];
+  }
+  CHECK(largest <= 1e-6);
+  CHECK(plugin_norm > 1e-8);  // a real gradient reaches the plugin's parameters
 }

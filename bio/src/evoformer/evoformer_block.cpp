@@ -1,6 +1,7 @@
 #include "attend/bio/evoformer/evoformer_block.hpp"
 
 #include "attend/bio/evoformer/shared_dropout.hpp"
+#include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/options_json.hpp"
@@ -115,6 +116,13 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   z = ops::add(z, shared_dropout(apply(*tri_att_end_, z), pz, stream(5), training, 1));    // [n_res, n_res, c_z]
   z = ops::add(z, apply(*pair_transition_, z));                                 // [n_res, n_res, c_z]
   return EvoformerState{m, z};
+}
+
+Tensor EvoformerBlock::msa_row_attention_weights(const Var& m, const Var& z) const {
+  NoGradGuard no_grad;
+  Tensor weights;  // [n_seq, H, n_res, n_res]
+  msa_row_->forward(m, z, &weights);
+  return weights;
 }
 
 void EvoformerBlock::register_into(Registry& registry) {

@@ -23,7 +23,7 @@ Json GatedAttention::config() const {
   return Json{{"c_in", c_in_}, {"c_hidden", c_hidden_}, {"n_heads", n_heads_}};
 }
 
-Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size) const {
+Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out) const {
   ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_,
                "gated attention expects [B, N, " << c_in_ << "], got " << shape_to_string(x.shape()));
   using evoformer_detail::heads_first;
@@ -34,7 +34,8 @@ Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_
   options.biases = biases;                                           // each -> [B, H, N, N]
   options.gate = heads_first(linear_g_->forward(x), n_heads_);      // [B, H, N, c_hidden]
   options.chunk_size = chunk_size;
-  const Var o = ops::dense_attention(q, k, v, options);             // [B, H, N, c_hidden]
+  options.return_weights = weights_out != nullptr;
+  const Var o = ops::dense_attention(q, k, v, options, weights_out);  // [B, H, N, c_hidden]
   return linear_o_->forward(evoformer_detail::heads_last(o));       // [B, N, c_in]
 }
 

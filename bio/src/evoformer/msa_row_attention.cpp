@@ -45,7 +45,7 @@ MsaRowAttention::MsaRowAttention(MsaRowAttentionOptions options) : options_(opti
   mha_ = &add_child("mha", std::make_unique<GatedAttention>(options.c_m, options.c_hidden, options.n_heads, rng));
 }
 
-Var MsaRowAttention::forward(const Var& m, const Var& z) const {
+Var MsaRowAttention::forward(const Var& m, const Var& z, Tensor* weights_out) const {
   // AF2 Alg. 7
   const int64_t n_heads = options_.n_heads;
   ATTEND_CHECK(m.value().rank() == 3 && m.dim(2) == options_.c_m,
@@ -59,7 +59,7 @@ Var MsaRowAttention::forward(const Var& m, const Var& z) const {
   const Var zn = static_cast<const LayerNormModule&>(*layer_norm_z_).forward(z);  // [n_res, n_res, c_z]
   const Var b = linear_z_->forward(zn);                                           // [n_res, n_res, n_heads]
   const Var bias = ops::reshape(ops::permute(b, {2, 0, 1}), {1, n_heads, n_res, n_res});  // [1, H, n_res, n_res]
-  return mha_->forward(x, {bias}, options_.chunk_size);                           // [n_seq, n_res, c_m]
+  return mha_->forward(x, {bias}, options_.chunk_size, weights_out);              // [n_seq, n_res, c_m]
 }
 
 void MsaRowAttention::register_into(Registry& registry) {

@@ -3,6 +3,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/quadrature.hpp"
 #include "attend/core/quoted_input.hpp"
 
 namespace attend::graph {
@@ -27,6 +28,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   Hdf5File file = Hdf5File::create(output.temp_path(), kSchema, 1);
   file.set_attr("/", "method", set.method);
   file.set_attr("/", "steps", set.steps);
+  file.set_attr("/", "rule", set.rule);
   file.set_attr("/", "heads", set.heads);
   file.set_attr("/", "num_features", set.num_features);
   std::vector<int64_t> node, explained, predicted, offset{0}, edge_id, source, target;
@@ -108,6 +110,17 @@ ExplanationSet load_explanations(const std::string& path) {
     throw bad(e.what());
   }
   set.steps = file.get_attr_int64("/", "steps");
+  // Files written before the rule was a choice used the midpoint rule for integrated gradients.
+  if (file.has_attr("/", "rule")) {
+    set.rule = file.get_attr_string("/", "rule");
+  } else if (set.steps > 0) {
+    set.rule = "midpoint";
+  }
+  try {
+    if (!set.rule.empty()) quadrature_from_name(set.rule);
+  } catch (const InputError& e) {
+    throw bad(e.what());
+  }
   set.heads = file.get_attr_string("/", "heads");
   set.num_features = file.get_attr_int64("/", "num_features");
   if (set.steps < 0 || set.num_features < 0) throw bad("negative steps or num_features");

@@ -1,7 +1,8 @@
 #include "attend/graph/explain/integrated_gradients.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <memory>
+#include <utility>
 
 #include "attend/core/error.hpp"
 #include "attend/graph/explain/gradient_attribution.hpp"
@@ -10,69 +11,42 @@ namespace attend::graph {
 
 namespace {
 
-/// Integrated gradients of one input tensor `input` [m, ...] (features [n, F], or the all-ones
-/// edge mask [E]) along the straight path from 0: `gradient(graph, scaled, copies)` returns f
-/// and df/d(scaled) for `copies` copies of the computation graph (replicate), copy k holding
-/// a_k * input in rows [k m, (k + 1) m). `per_batch` copies run per pass.
-template <class Gradient>
-IntegratedGradients integrate_from_zero(const ComputationGraph& cg, const Tensor& input, int steps, int64_t per_batch,
-                                        const Gradient& gradient) {
-  ATTEND_CHECK(steps >= 1, "integrated gradients with " << steps << " steps");
-  const int64_t size = input.numel();
-  std::vector<double> integral(static_cast<std::size_t>(size), 0.0);  // sum over steps of df/dinput(a_k input)
-  PreparedNodeData batch_graph;
-  int64_t batch_graph_copies = 0;
-  for (int64_t first = 0; first < steps; first += per_batch) {
-    const int64_t copies = std::min<int64_t>(per_batch, steps - first);
-    if (copies != batch_graph_copies) {
-      batch_graph = replicate(cg.data, copies);
-      batch_graph_copies = copies;
-    }
-    Shape shape = input.shape();
-    shape[0] *= copies;
-    Tensor scaled(shape);  // copy k holds a_{first + k} input
-    for (int64_t k = 0; k < copies; ++k) {
-      const auto a = static_cast<float>((static_cast<double>(first + k) + 0.5) / steps);
-      for (int64_t i = 0; i < size; ++i) scaled[k * size + i] = a * input[i];
-    }
-    const Tensor g = gradient(batch_graph, scaled, copies).gradient;
-    for (int64_t k = 0; k < copies; ++k)
-      for (int64_t i = 0; i < size; ++i) integral[i] += g[k * size + i];
-  }
-  IntegratedGradients out;
-  out.attribution = Tensor(input.shape());
-  double total = 0.0;
-  for (int64_t i = 0; i < size; ++i) {
-    const double a = static_cast<double>(input[i]) * integral[i] / steps;
-    out.attribution[i] = static_cast<float>(a);
-    total += a;
-  }
-  out.value = gradient(cg.data, input, 1).value;
-  out.baseline_value = gradient(cg.data, Tensor(input.shape()), 1).value;
-  out.completeness_gap = total - (out.value - out.baseline_value);
-  return out;
+/// The gradient of f at a batch of points, each copy on its own copy of the computation graph
+/// (replicate; one copy reads cg.data itself). `batch_gradient(graph, points, copies)`.
+template <class BatchGradient>
+PathGradientFn on_copies(const ComputationGraph& cg, const BatchGradient& batch_gradient) {
+  auto replicated = std::make_shared<std::pair<int64_t, PreparedNodeData>>(0, PreparedNodeData{});
+  return [&cg, batch_gradient, replicated](const Tensor& points, int64_t copies) -> PathGradient {
+    if (copies == 1) return batch_gradient(cg.data, points, copies);
+    if (replicated->first != copies) *replicated = {copies, replicate(cg.data, copies)};
+    return batch_gradient(replicated->second, points, copies);
+  };
 }
 
 }  // namespace
 
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, int steps, int64_t batch_values) {
+                                                  int64_t cls, const QuadratureRule& rule, int64_t batch_values) {
   const Tensor x = dense_features(cg);  // [n, F]
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1, std::max(steps, 1));
-  return integrate_from_zero(cg, x, steps, per_batch,
-                             [&](const PreparedNodeData& graph, const Tensor& features, int64_t copies) {
-                               return feature_gradient(model, graph.graph, features, cg.target, cls, copies);
-                             });
+  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
+  const int64_t per_batch = std::clamp<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1, steps);
+  return integrate_from_zero(x, rule, per_batch,
+                             on_copies(cg, [&](const PreparedNodeData& graph, const Tensor& features, int64_t copies) {
+                               const FeatureGradient g = feature_gradient(model, graph.graph, features, cg.target, cls, copies);
+                               return PathGradient{g.value, g.gradient};
+                             }));
 }
 
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               int steps, int64_t batch_values) {
+                                               const QuadratureRule& rule, int64_t batch_values) {
   const int64_t n = cg.num_nodes(), e_count = cg.data.graph.plain().num_edges();
-  const int64_t per_batch = std::clamp<int64_t>(batch_values / (n + e_count), 1, std::max(steps, 1));
-  return integrate_from_zero(cg, Tensor({e_count}, 1.0f), steps, per_batch,
-                             [&](const PreparedNodeData& graph, const Tensor& mask, int64_t copies) {
-                               return edge_gradient(model, graph, mask, cg.target, cls, copies);
-                             });
+  const auto steps = std::max<int64_t>(static_cast<int64_t>(rule.points.size()), 1);
+  const int64_t per_batch = std::clamp<int64_t>(batch_values / (n + e_count), 1, steps);
+  return integrate_from_zero(Tensor({e_count}, 1.0f), rule, per_batch,
+                             on_copies(cg, [&](const PreparedNodeData& graph, const Tensor& mask, int64_t copies) {
+                               const EdgeGradient g = edge_gradient(model, graph, mask, cg.target, cls, copies);
+                               return PathGradient{g.value, g.gradient};
+                             }));
 }
 
 }  // namespace attend::graph

@@ -124,6 +124,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   };
 
   const ExplainMethod m = options.method;
+  const QuadratureRule rule = m == ExplainMethod::kIntegratedGradients ? quadrature_rule(options.rule, options.steps) : QuadratureRule{};
   if (m == ExplainMethod::kAttention) {
     std::vector<Tensor> per_layer;
     out.edge_score = in_order(attention_edge_scores(model, cg, options.heads, per_layer));
@@ -143,7 +144,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     return in_order(scores);
   };
   if (m == ExplainMethod::kIntegratedGradients) {
-    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, options.steps);
+    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, rule);
     out.edge_score = explained_only(ig.attribution);
     out.edge_baseline_value = ig.baseline_value;
     out.edge_completeness_gap = ig.completeness_gap;
@@ -168,7 +169,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   }
   if (scores_features(m, data.dataset)) {
     if (m == ExplainMethod::kIntegratedGradients) {
-      const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, options.steps);
+      const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, rule);
       out.feature_score = sum_over_nodes(ig.attribution);
       out.feature_baseline_value = ig.baseline_value;
       out.feature_completeness_gap = ig.completeness_gap;

@@ -95,10 +95,25 @@ class ContactModel : public Module {
   /// thread count.
   Var forward(const ContactModelInput& input, uint64_t seed = 0) const;
 
+  /// forward with the MSA features given as `msa` [S, W, kMsaFeatures] in place of input.msa
+  /// (the rest of `input` as forward reads it), so that a caller can differentiate the logits
+  /// with respect to them (integrated gradients, contact_attribution.hpp).
+  Var forward_from_msa(const Var& msa, const ContactModelInput& input, uint64_t seed = 0) const;
+
+  /// The MSA row attention of every block at the block's input, averaged over the input's S
+  /// rows (in double, in row order): [blocks, n_heads_msa, W, W], each query residue's row
+  /// summing to 1. The maps a tied-row-attention reading of the model gives (Rao et al. 2021,
+  /// MSA Transformer, whose row attention is one map per head for the whole MSA). Evaluation
+  /// mode (no dropout); no gradient. Thread-count invariant as forward.
+  Tensor msa_row_attention_maps(const ContactModelInput& input) const;
+
   /// Register "contact_model" into `registry`.
   static void register_into(Registry& registry);
 
  private:
+  /// AF2 Alg. 3 and 4: the MSA and pair representations the first block reads.
+  EvoformerState embed(const Var& msa, const ContactModelInput& input) const;
+
   ContactModelOptions options_;
   const Linear* msa_embed_;
   const Linear* target_msa_;
@@ -113,8 +128,12 @@ class ContactModel : public Module {
   Var potts_bias_;    // [1]
 };
 
-/// The input the model reads for a whole family: the query and `msa_depth` - 1 rows drawn
-/// with a fixed seed (0), every residue, the pair channels of the model's options.
+/// The alignment rows the model reads for a whole family: the query and `msa_depth` - 1 rows
+/// drawn with a fixed seed (0) (sample_rows), increasing.
+std::vector<int64_t> whole_family_rows(const ContactModel& model, const FamilyFeatures& family);
+
+/// The input the model reads for a whole family: the rows of whole_family_rows, every
+/// residue, the pair channels of the model's options.
 ContactModelInput whole_family_input(const ContactModel& model, const FamilyFeatures& family);
 
 /// The contact model stored in the checkpoint file `path` (`attend contacts train`), built

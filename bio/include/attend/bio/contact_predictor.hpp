@@ -32,11 +32,11 @@ std::string to_string(ContactMethod method);
 ContactMethod parse_contact_method(const std::string& name);
 
 /// The input of a method, read from `path`: an alignment file in `format` (query `query`, or
-/// the first sequence), or, for potts and evoformer, an alignment HDF5 file (attend convert),
-/// whose stored Potts scores these methods reuse. Throws attend::InputError for fewer than 3
-/// columns.
-AlignmentFeatures read_contact_input(const std::string& path, ContactMethod method,
-                                     AlignmentFormat format = AlignmentFormat::kAuto, const std::string& query = "");
+/// the first sequence), or an alignment HDF5 file (attend convert), whose stored Potts scores
+/// potts and evoformer reuse (factored fits the rows it stores). Throws attend::InputError for
+/// fewer than 3 columns.
+AlignmentFeatures read_contact_input(const std::string& path, AlignmentFormat format = AlignmentFormat::kAuto,
+                                     const std::string& query = "");
 
 /// What to run.
 struct ContactPredictorOptions {

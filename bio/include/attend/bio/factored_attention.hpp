@@ -91,10 +91,19 @@ using FactoredSnapshotCallback = std::function<void(int iteration, const Tensor&
 /// a permutation; differentiable in Q and K.
 Var factored_attention(const Var& query, const Var& key);
 
-/// Fit factored attention to `alignment` and score every pair. The result's fields mean what
-/// they mean for the potts predictor (scores [L, L] in input numbering, fit statistics).
+/// A factored-attention fit: what the potts predictor reports (scores [L, L] in input
+/// numbering, fit statistics), and the fitted attention itself.
+struct FactoredResult : PottsResult {
+  /// The fitted query and key embeddings [H, L', d] over the fitted columns (`columns`).
+  Tensor query, key;
+  /// Each head's attention A_h = softmax_j(Q_h K_h^T / sqrt(d)) over j != i, [H, L', L']:
+  /// rows sum to 1, the diagonal is 0 (factored_attention's values, heads first).
+  Tensor attention;
+};
+
+/// Fit factored attention to `alignment` and score every pair.
 /// `snapshot` (when set) is called at options.snapshot_iterations the fit reaches.
-PottsResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options = {},
+FactoredResult predict_contacts_factored(const Alignment& alignment, const FactoredOptions& options = {},
                                       const PottsProgressCallback& progress = {},
                                       const FactoredSnapshotCallback& snapshot = {});
 

@@ -7,6 +7,7 @@
 ///   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
 ///   p -= lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
 
+#include "attend/core/option_list.hpp"
 #include "attend/core/optimizer.hpp"
 
 namespace attend {
@@ -18,14 +19,16 @@ struct AdamOptions {
   double eps = 1e-8;
   double weight_decay = 0.0;  ///< L2 in the gradient (Adam) or decoupled (AdamW)
 
+  /// The options declared once: the JSON keys, ranges and documentation.
+  static const OptionList<AdamOptions>& option_list();
   /// Read from JSON (keys as the field names; absent keys keep the defaults).
-  static AdamOptions from_json(const Json& config);
-  Json to_json() const;
+  static AdamOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 class Adam : public Optimizer {
  public:
-  /// Throws attend::Error on options out of range (betas in [0, 1), eps > 0, decay >= 0).
+  /// Throws attend::InputError on options out of their ranges (option_list()).
   explicit Adam(AdamOptions options = {});
 
   /// Parallel over fixed blocks of the flat buffers.

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -76,7 +77,7 @@ class OptionList {
       if (value == T{}.*member) fallback = Json(name).dump();
     }
     ATTEND_CHECK(!fallback.empty(), owner_ << ": option " << key << " has a default that no name gives");
-    Field f{{key, "string", fallback, allowed, std::move(meaning)}, {}, {}};
+    Field f{{key, "string", fallback, allowed, std::move(meaning)}, {}, {}, {}};
     const std::string owner = owner_;
     f.read = [owner, key, member, names, allowed](const Json& config, T& out) {
       if (!config.is_object() || !config.contains(key) || is_null_option(config, key)) return;
@@ -111,6 +112,14 @@ class OptionList {
     return out;
   }
 
+  /// Each numeric option of `options` checked against its range (attend::InputError "<owner>:
+  /// option 'key' must be <range>, got <value>"): for options built in code, not read from JSON.
+  void check(const T& options) const {
+    for (const Field& f : fields_) {
+      if (f.check) f.check(options);
+    }
+  }
+
   Json to_json(const T& options) const {
     Json out = Json::object();
     for (const Field& f : fields_) f.write(options, out);
@@ -128,6 +137,7 @@ class OptionList {
     OptionDoc doc;
     std::function<void(const Json&, T&)> read;
     std::function<void(const T&, Json&)> write;
+    std::function<void(const T&)> check;  ///< numeric options: the value lies in the range
   };
 
   template <class M>
@@ -135,7 +145,7 @@ class OptionList {
     static_assert(std::is_arithmetic_v<M>, "OptionList::add takes bool and numeric members; use choice for names");
     const char* type = std::is_same_v<M, bool> ? "bool" : std::is_integral_v<M> ? "integer" : "number";
     const std::string fallback = required ? "required" : with_short_floats(Json(T{}.*member)).dump();
-    Field f{{key, type, fallback, std::is_same_v<M, bool> ? "true, false" : range.to_string(), std::move(meaning)}, {}, {}};
+    Field f{{key, type, fallback, std::is_same_v<M, bool> ? "true, false" : range.to_string(), std::move(meaning)}, {}, {}, {}};
     const std::string owner = owner_;
     f.read = [owner, key, member, range, required](const Json& config, T& out) {
       if (!required && is_null_option(config, key)) return;  // null (Python's None): the default
@@ -149,6 +159,14 @@ class OptionList {
       out.*member = value;
     };
     f.write = [key, member](const T& in, Json& out) { out[key] = in.*member; };
+    if constexpr (!std::is_same_v<M, bool>) {
+      f.check = [owner, key, member, range](const T& in) {
+        if (range.contains(static_cast<double>(in.*member))) return;
+        std::ostringstream value;
+        value << in.*member;
+        throw InputError(owner + ": option " + quoted_input(key) + " must be " + range.to_string() + ", got " + value.str());
+      };
+    }
     fields_.push_back(std::move(f));
     return *this;
   }

@@ -5,6 +5,7 @@
 ///   b = g on the first step, else momentum * b + g
 ///   p -= lr * (nesterov ? g + momentum * b : b)       (p -= lr * g when momentum is 0)
 
+#include "attend/core/option_list.hpp"
 #include "attend/core/optimizer.hpp"
 
 namespace attend {
@@ -15,9 +16,11 @@ struct SgdOptions {
   bool nesterov = false;      ///< needs momentum > 0
   double weight_decay = 0.0;  ///< L2 penalty added to the gradient
 
+  /// The options declared once: the JSON keys, ranges and documentation.
+  static const OptionList<SgdOptions>& option_list();
   /// Read from JSON (keys as the field names; absent keys keep the defaults).
-  static SgdOptions from_json(const Json& config);
-  Json to_json() const;
+  static SgdOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 class Sgd : public Optimizer {

@@ -65,6 +65,11 @@ class EvoformerBlock : public Module {
   /// runs (forward) or is recomputed (backward), at the cost of a second forward.
   EvoformerState forward(const Var& m, const Var& z, uint64_t seed = 0) const;
 
+  /// The block's MSA row attention probabilities at its input (m, z): [n_seq, n_heads_msa,
+  /// n_res, n_res], each row of the MSA attending over its residues (AF2 Alg. 7 with the pair
+  /// bias). No gradient; the same kernel as forward.
+  Tensor msa_row_attention_weights(const Var& m, const Var& z) const;
+
   static void register_into(Registry& registry);
 
  private:

@@ -26,8 +26,10 @@ class GatedAttention : public Module {
   /// softmax(q k^T / sqrt(c_hidden) + sum(biases)) v per head, then o W_o + b_o. Each bias
   /// broadcasts to [B, H, N, N] (a pair bias is [1, H, N, N]). `chunk_size` is handed to
   /// ops::dense_attention (query rows per work item; the results do not depend on it).
-  /// Parallel as its ops: dense attention over (b, h, query chunk) work items.
-  Var forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size) const;
+  /// Parallel as its ops: dense attention over (b, h, query chunk) work items. With
+  /// `weights_out`, the attention probabilities [B, H, N, N] are also written there (no
+  /// gradient; ops::dense_attention's return_weights).
+  Var forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out = nullptr) const;
 
  private:
   int64_t c_in_, c_hidden_, n_heads_;

@@ -37,8 +37,10 @@ class MsaRowAttention : public Module {
 
   /// m [n_seq, n_res, c_m], z [n_res, n_res, c_z] -> the MSA update [n_seq, n_res, c_m]:
   /// attention along each MSA row (dense attention batch = n_seq, keys = residues) with the
-  /// pair bias linear(layer_norm(z)) as [1, n_heads, n_res, n_res].
-  Var forward(const Var& m, const Var& z) const;
+  /// pair bias linear(layer_norm(z)) as [1, n_heads, n_res, n_res]. With `weights_out`, each
+  /// row's attention probabilities [n_seq, n_heads, n_res, n_res] are also written there (the
+  /// per-head maps that `attend explain contacts` reads; no gradient).
+  Var forward(const Var& m, const Var& z, Tensor* weights_out = nullptr) const;
 
   static void register_into(Registry& registry);
 

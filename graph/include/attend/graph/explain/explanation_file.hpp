@@ -14,6 +14,7 @@ namespace attend::graph {
 struct ExplanationSet {
   std::string method;        ///< explain_method_names()
   int64_t steps = 0;         ///< integrated gradients' steps (0 for other methods)
+  std::string rule;          ///< integrated gradients' quadrature_names(), "" for other methods
   std::string heads;         ///< "mean" / "max" for attention, "" otherwise
   int64_t num_features = 0;  ///< F of the dataset
   std::vector<NodeExplanation> explanations;

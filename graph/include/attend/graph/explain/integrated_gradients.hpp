@@ -5,33 +5,32 @@
 /// or on a soft edge mask m over its plain edges (GraphContext::with_edge_mask), the input
 /// being m = 1 (every message whole) and the baseline m = 0 (no message but self-loops):
 ///   IG_e = integral over a in [0, 1] of df/dm_e (a 1) da,
-/// the integral by the midpoint Riemann rule with S steps, a_k = (k + 1/2) / S, k = 0..S-1
-/// (error O(1/S^2) for a smooth f). Completeness (their Prop. 1) says that sum_vf IG_vf =
-/// f(x) - f(0); the gap between the two is reported, so a user can see whether S suffices.
+/// the integral by an S-point quadrature rule on [0, 1] (attend::integrate_from_zero,
+/// core/path_integral.hpp, which reports the completeness gap sum_vf IG_vf - (f(x) - f(0))).
 /// Steps run in batches: each batch is one forward and one backward pass over disjoint copies
-/// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1).
+/// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1), where a_k is
+/// the rule's k-th point.
 
 #include <cstdint>
 
+#include "attend/core/path_integral.hpp"
+#include "attend/core/quadrature.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/node_classifier.hpp"
 
 namespace attend::graph {
 
-struct IntegratedGradients {
-  Tensor attribution;            ///< [n, F] (features) or [E] (edges: plain edges of cg.data)
-  double value = 0.0;            ///< f(input)
-  double baseline_value = 0.0;   ///< f(baseline)
-  /// sum of the attributions - (f(input) - f(baseline))
-  double completeness_gap = 0.0;
-};
+/// Attributions ([n, F] for features, [E] for edges: plain edges of cg.data), f(input),
+/// f(baseline) and the completeness gap.
+using IntegratedGradients = PathIntegral;
 
-/// `steps` >= 1; `batch_values` bounds copies x n x F per batch (at least one copy).
+/// `rule` has at least one point; `batch_values` bounds copies x n x F per batch (at least one copy).
 IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, int steps, int64_t batch_values = int64_t{1} << 22);
+                                                  int64_t cls, const QuadratureRule& rule,
+                                                  int64_t batch_values = int64_t{1} << 22);
 /// `batch_values` bounds copies x (n + E) per batch.
 IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               int steps, int64_t batch_values = int64_t{1} << 20);
+                                               const QuadratureRule& rule, int64_t batch_values = int64_t{1} << 20);
 
 }  // namespace attend::graph

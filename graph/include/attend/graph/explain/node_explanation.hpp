@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attend/core/quadrature.hpp"
 #include "attend/graph/explain/attention_rollout.hpp"
 #include "attend/graph/explain/explain_method.hpp"
 #include "attend/graph/node_classifier.hpp"
@@ -16,7 +17,8 @@ namespace attend::graph {
 
 struct ExplainOptions {
   ExplainMethod method = ExplainMethod::kIntegratedGradients;
-  int steps = 50;                            ///< integrated gradients
+  int steps = 50;                            ///< integrated gradients: quadrature points
+  QuadratureKind rule = QuadratureKind::kMidpoint;  ///< integrated gradients
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
   uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation

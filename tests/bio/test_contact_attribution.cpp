@@ -1,0 +1,147 @@
+// Integrated gradients of one contact's logit against the contact model's MSA features, the
+// choice of the explained pair, and explain_contacts' checks of its options.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+#include "attend/bio/contact_attribution.hpp"
+#include "attend/bio/contact_explanation.hpp"
+#include "attend/bio/contact_model.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
+#include "evoformer_reference.hpp"
+#include "grad_check.hpp"
+#include "scoped_threads.hpp"
+#include "synthetic_family.hpp"
+
+using namespace attend;
+
+namespace {
+
+// A one-block model whose parameters are all random and of order one, so the MSA features
+// matter (the untrained model's zero head would make the logit the potts skip path alone, and
+// small weights leave the MSA's effect at 1e-3).
+std::unique_ptr<bio::ContactModel> random_model(uint64_t seed) {
+  bio::ContactModelOptions o;
+  o.c_m = 4;
+  o.c_z = 4;
+  o.blocks = 1;
+  o.max_relative_position = 3;
+  o.msa_depth = 3;
+  o.block.c_hidden_msa_att = 2;
+  o.block.c_hidden_opm = 2;
+  o.block.c_hidden_mul = 3;
+  o.block.c_hidden_pair_att = 2;
+  o.block.n_heads_msa = 2;
+  o.block.n_heads_pair = 2;
+  o.block.transition_n = 2;
+  o.seed = seed;
+  auto model = std::make_unique<bio::ContactModel>(o);
+  evoref::randomize_parameters(*model, seed, 1.0f);
+  model->eval();
+  return model;
+}
+
+bio::ContactModelInput family_input(const bio::ContactModel& model, int64_t L, uint64_t seed) {
+  return bio::whole_family_input(model, attend::testing::synthetic_family(L, 5, seed).features);
+}
+
+}  // namespace
+
+TEST_CASE("contact logit gradient with respect to the MSA features matches finite differences", "[bio][grad]") {
+  const testing::ScopedThreads one_thread(1);
+  const auto model = random_model(3);
+  const bio::ContactModelInput in = family_input(*model, 6, 2);
+  attend::testing::GradCheckOptions go = evoref::evo_grad_options();
+  go.max_checks = 24;
+  const attend::testing::GradCheckResult r = attend::testing::check_gradients(
+      [&](const std::vector<Var>& x) { return model->forward_from_msa(x[0], in); }, {in.msa}, go);
+  INFO(r.report);
+  CHECK(r.ok);
+}
+
+TEST_CASE("contact integrated gradients: completeness holds, sums agree, more steps close the gap", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const auto model = random_model(5);
+  const bio::ContactModelInput in = family_input(*model, 9, 4);
+  // Explain the pair whose logit the MSA features move most.
+  bio::ContactModelInput zero = in;
+  zero.msa = Tensor(in.msa.shape(), 0.0f);
+  const Tensor with = model->forward(in).value(), without = model->forward(zero).value();  // [9, 9]
+  int64_t i = 0, j = 1;
+  for (int64_t a = 0; a < 9; ++a)
+    for (int64_t b = a + 1; b < 9; ++b)
+      if (std::abs(with[a * 9 + b] - without[a * 9 + b]) > std::abs(with[i * 9 + j] - without[i * 9 + j])) std::tie(i, j) = std::tie(a, b);
+  int64_t last_step = 0;
+  const bio::ContactAttribution ig = bio::integrated_gradients_contact(*model, in, i, j, 64, [&](int64_t d) { last_step = d; });
+  CHECK(last_step == 64);
+  REQUIRE(ig.attribution.shape() == in.msa.shape());
+  REQUIRE(ig.per_sequence.size() == 3);
+  REQUIRE(ig.per_column.size() == 9);
+  const double change = ig.value - ig.baseline_value;
+  INFO("f(x) " << ig.value << ", f(0) " << ig.baseline_value << ", gap " << ig.completeness_gap);
+  REQUIRE(std::abs(change) > 0.1);  // the MSA features move this model's logit
+  CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
+  double total = 0.0;
+  for (int64_t e = 0; e < ig.attribution.numel(); ++e) total += ig.attribution[e];
+  CHECK(std::accumulate(ig.per_sequence.begin(), ig.per_sequence.end(), 0.0) == Approx(total).margin(1e-9));
+  CHECK(std::accumulate(ig.per_column.begin(), ig.per_column.end(), 0.0) == Approx(total).margin(1e-9));
+  CHECK(ig.completeness_gap == Approx(total - change).margin(1e-6));  // the total of the float attributions
+  // f(x) is the model's logit; f(0) the logit with the MSA features zeroed.
+  CHECK(ig.value == Approx(with[i * 9 + j]).margin(1e-6));
+  CHECK(ig.baseline_value == Approx(without[i * 9 + j]).margin(1e-6));
+
+  const bio::ContactAttribution coarse = bio::integrated_gradients_contact(*model, in, i, j, 2);
+  CHECK(std::abs(coarse.completeness_gap) > std::abs(ig.completeness_gap));
+  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 7, 1, 2), Error);
+  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 1, 9, 2), Error);
+}
+
+TEST_CASE("contact integrated gradients are bit-identical for 1 and 2 threads", "[bio]") {
+  const testing::ScopedThreads restore(num_threads());
+  auto run = [](int threads) {
+    set_num_threads(threads);
+    const auto model = random_model(8);
+    return bio::integrated_gradients_contact(*model, family_input(*model, 30, 6), 2, 28, 3);
+  };
+  const bio::ContactAttribution one = run(1), two = run(2);
+  CHECK(bitwise_equal(one.attribution, two.attribution));
+  CHECK(one.value == two.value);
+  CHECK(one.completeness_gap == two.completeness_gap);
+}
+
+TEST_CASE("the explained pair: the top-scored pair at least 24 apart, shorter separations when L is small", "[bio]") {
+  Tensor scores({30, 30}, 0.0f);
+  scores[2 * 30 + 5] = 9.0f;    // close: not long range
+  scores[1 * 30 + 29] = 3.0f;   // long range
+  scores[0 * 30 + 27] = 3.0f;   // ties with it: the lower i wins
+  scores[3 * 30 + 28] = 1.0f;
+  CHECK(bio::top_long_range_pair(scores) == std::pair<int64_t, int64_t>{0, 27});
+  Tensor small({10, 10}, 0.0f);
+  small[1 * 10 + 2] = 5.0f;  // adjacent: below the short range
+  small[2 * 10 + 9] = 2.0f;
+  CHECK(bio::top_long_range_pair(small) == std::pair<int64_t, int64_t>{2, 9});
+  CHECK(bio::top_long_range_pair(Tensor({3, 3}, 0.0f)) == std::pair<int64_t, int64_t>{0, 1});
+}
+
+TEST_CASE("explain_contacts refuses potts, a pair for factored and a pair outside the alignment", "[bio]") {
+  const bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 1);
+  bio::AlignmentFeatures input;
+  input.alignment = fam.features.alignment;
+  bio::ContactExplainOptions o;
+  o.method = bio::ContactMethod::kPotts;
+  CHECK_THROWS_AS(bio::explain_contacts(input, "x", o), InputError);
+  o.method = bio::ContactMethod::kFactored;
+  o.pair = std::make_pair(int64_t{0}, int64_t{5});
+  CHECK_THROWS_WITH(bio::explain_contacts(input, "x", o), Catch::Contains("--method evoformer"));
+  o.method = bio::ContactMethod::kEvoformer;
+  o.model_path = "unused.h5";
+  Registry registry;
+  o.registry = &registry;
+  o.pair = std::make_pair(int64_t{0}, int64_t{8});
+  CHECK_THROWS_WITH(bio::explain_contacts(input, "x", o), Catch::Contains("1..8"));
+  o.pair = std::make_pair(int64_t{3}, int64_t{3});
+  CHECK_THROWS_AS(bio::explain_contacts(input, "x", o), InputError);
+}

@@ -1,0 +1,82 @@
+// integrate_from_zero (integrated gradients' path integral) on functions whose integrated
+// gradients are known in closed form.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attend/core/error.hpp"
+#include "attend/core/path_integral.hpp"
+
+using namespace attend;
+
+namespace {
+
+// f(x) = sum_i c_i x_i^3 at a batch of points [copies * m]: df/dx_i = 3 c_i x_i^2.
+PathGradient cubic(const Tensor& points, int64_t copies, const std::vector<double>& c) {
+  const auto m = static_cast<int64_t>(c.size());
+  REQUIRE(points.numel() == copies * m);
+  PathGradient g{0.0, Tensor(points.shape())};
+  for (int64_t k = 0; k < copies; ++k)
+    for (int64_t i = 0; i < m; ++i) {
+      const double x = points[k * m + i];
+      g.value += c[i] * x * x * x;
+      g.gradient[k * m + i] = static_cast<float>(3.0 * c[i] * x * x);
+    }
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("path integral: a separable f gets IG_i = f_i(x_i) - f_i(0), the gap shrinks as 1/S^2", "[core]") {
+  const std::vector<double> c = {1.0, -2.0, 0.5, 3.0};
+  const Tensor x({2, 2}, std::vector<float>{0.8f, -1.1f, 1.5f, 0.3f});
+  const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
+  double previous_gap = 0.0;
+  for (const int steps : {4, 8, 16}) {
+    const PathIntegral ig = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, steps), 3, f);
+    REQUIRE(ig.attribution.shape() == x.shape());
+    double sum = 0.0, exact = 0.0;
+    for (int64_t i = 0; i < 4; ++i) {
+      const double want = c[i] * std::pow(x[i], 3);  // the integral of 3 c x^3 a^2 da
+      CHECK(ig.attribution[i] == Approx(want).epsilon(0.3 / (steps * steps)));
+      sum += ig.attribution[i];
+      exact += want;
+    }
+    CHECK(ig.value == Approx(exact).epsilon(1e-6));
+    CHECK(ig.baseline_value == 0.0);
+    CHECK(ig.completeness_gap == Approx(sum - exact).margin(1e-6));
+    // The midpoint rule gives 1/3 - 1 / (12 S^2) for the integral of a^2: IG undershoots by
+    // a quarter of f(x) / S^2.
+    CHECK(ig.completeness_gap == Approx(-exact / (4.0 * steps * steps)).epsilon(1e-3));
+    if (steps > 4) CHECK(std::abs(ig.completeness_gap) < std::abs(previous_gap) / 3.5);
+    previous_gap = ig.completeness_gap;
+  }
+}
+
+TEST_CASE("path integral: Gauss-Legendre with 2 points is exact for a cubic f (a quadratic integrand)", "[core]") {
+  const std::vector<double> c = {1.0, -2.0, 0.5, 3.0};
+  const Tensor x({2, 2}, std::vector<float>{0.8f, -1.1f, 1.5f, 0.3f});
+  const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
+  const PathIntegral ig = integrate_from_zero(x, quadrature_rule(QuadratureKind::kGaussLegendre, 2), 1, f);
+  const PathIntegral midpoint = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 2), 1, f);
+  for (int64_t i = 0; i < 4; ++i) CHECK(ig.attribution[i] == Approx(c[i] * std::pow(x[i], 3)).epsilon(1e-6));
+  CHECK(std::abs(ig.completeness_gap) < 1e-5);
+  CHECK(std::abs(midpoint.completeness_gap) > 0.05);
+}
+
+TEST_CASE("path integral: the batch size does not change the bits, progress counts the steps", "[core]") {
+  const std::vector<double> c = {0.3, -1.7, 2.2};
+  const Tensor x({3}, std::vector<float>{0.4f, 1.3f, -0.9f});
+  const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
+  std::vector<int64_t> done;
+  const PathIntegral one = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 10), 1, f, [&](int64_t d) { done.push_back(d); });
+  CHECK(done == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  done.clear();
+  const PathIntegral four = integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 10), 4, f, [&](int64_t d) { done.push_back(d); });
+  CHECK(done == std::vector<int64_t>{4, 8, 10});
+  CHECK(bitwise_equal(one.attribution, four.attribution));
+  CHECK(one.completeness_gap == four.completeness_gap);
+  CHECK_THROWS_AS(integrate_from_zero(x, QuadratureRule{}, 1, f), Error);
+  const PathGradientFn wrong = [](const Tensor&, int64_t) { return PathGradient{0.0, Tensor({1})}; };
+  CHECK_THROWS_AS(integrate_from_zero(x, quadrature_rule(QuadratureKind::kMidpoint, 2), 1, wrong), Error);
+}
