@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "attend/core/error.hpp"
@@ -22,21 +23,103 @@ namespace attend::cli {
 
 namespace {
 
+/// Sampled mini-batch training and the inference mode (the same options on train, evaluate
+/// and predict; --batch-size on train only).
+struct SamplingArgs {
+  std::vector<int64_t> fanouts;
+  int64_t batch_size = 512, inference_batch_size = 4096;
+  bool replace = false, per_relation = false;
+  std::string inference = "full";
+};
+
 struct TrainArgs {
   std::string data, model = "gat", save, json;
   int runs = 1, epochs = -1, patience = -1;
   uint64_t seed = 0, validation_seed = 0;
   double validation_fraction = 0.0;
   bool quiet = false;
+  SamplingArgs sampling;
 };
 
 struct PredictArgs {
   std::string data, checkpoint, out, attention;
+  SamplingArgs sampling;
 };
 
 struct EvaluateArgs {
   std::string data, checkpoint, json;
+  SamplingArgs sampling;
 };
+
+void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
+  app->add_option("--fanouts", s.fanouts,
+                  training ? "Train on sampled mini-batches: neighbours sampled per node at each hop from the seeds, one "
+                             "per layer, -1 = all (e.g. 25,10); also the fan-outs of --inference sampled"
+                           : "Fan-outs of --inference sampled, one per layer, -1 = all (e.g. 25,10)")
+      ->delimiter(',')->check(fanout())->type_name("F1,F2,...");
+  if (training) {
+    app->add_option("--batch-size", s.batch_size, "Seed (training) nodes per mini-batch (with --fanouts)")
+        ->check(at_least(1))->capture_default_str();
+  }
+  app->add_flag("--replace", s.replace, "Sample neighbours with replacement (exactly F per node, repeats allowed)");
+  app->add_flag("--per-relation", s.per_relation,
+                "Typed graphs (rgat, rgcn): each fan-out applies to every relation's in-edges separately, not to all "
+                "of a node's in-edges together");
+  app->add_option("--inference", s.inference,
+                  std::string(training ? "How validation and test nodes are scored" : "How nodes are scored") +
+                      ": full (whole graph at once), layerwise (exact, layer by layer in node batches), sampled "
+                      "(the model on each batch's sampled neighbourhood, --fanouts)")
+      ->capture_default_str()->type_name("full|layerwise|sampled");
+  app->add_option("--inference-batch-size", s.inference_batch_size, "Nodes per batch of layerwise and sampled inference")
+      ->check(at_least(1))->capture_default_str();
+}
+
+/// The sampler options the command line gives (the seed is set by the caller).
+graph::NeighborSamplerOptions sampler_options(const SamplingArgs& s) {
+  graph::NeighborSamplerOptions o;
+  o.fanouts = s.fanouts;
+  o.replace = s.replace;
+  o.per_relation = s.per_relation;
+  return o;
+}
+
+/// The inference options; sampled inference without --fanouts is an InputError. Sampled
+/// inference draws with seed 0 in every command, so train and evaluate score alike.
+graph::InferenceOptions inference_options(const SamplingArgs& s) {
+  graph::InferenceOptions o;
+  o.mode = graph::inference_mode(s.inference);
+  o.batch_size = s.inference_batch_size;
+  o.sampler = sampler_options(s);
+  if (o.mode == graph::InferenceMode::kSampled && s.fanouts.empty()) {
+    throw InputError("--inference sampled needs --fanouts (one per layer, -1 = all)");
+  }
+  return o;
+}
+
+/// Mini-batch training when --fanouts is given; the sampling options without it are an InputError.
+std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, const CLI::App& train) {
+  if (s.fanouts.empty()) {
+    for (const char* option : {"--batch-size", "--replace", "--per-relation"}) {
+      if (train.count(option) > 0) throw InputError(std::string(option) + " needs --fanouts (sampled mini-batch training)");
+    }
+    return std::nullopt;
+  }
+  graph::MiniBatchOptions o;
+  o.sampler = sampler_options(s);
+  o.batch_size = s.batch_size;
+  return o;
+}
+
+nlohmann::json inference_json(const graph::InferenceOptions& o) {
+  nlohmann::json j = {{"mode", graph::inference_mode_name(o.mode)}};
+  if (o.mode != graph::InferenceMode::kFull) j["batch_size"] = o.batch_size;
+  if (o.mode == graph::InferenceMode::kSampled) {
+    j["fanouts"] = o.sampler.fanouts;
+    j["replace"] = o.sampler.replace;
+    j["per_relation"] = o.sampler.per_relation;
+  }
+  return j;
+}
 
 nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
 
@@ -65,7 +148,9 @@ void print_runs_table(const std::vector<graph::NodeRunResult>& results, const gr
   out << "  sd" << std::setw(15) << percent(stats.val_sd) << std::setw(9) << percent(stats.test_sd) << "\n\n";
 }
 
-int run_train(const TrainArgs& a, Context& ctx) {
+int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
+  const std::optional<graph::MiniBatchOptions> minibatch = minibatch_options(a.sampling, app);
+  const graph::InferenceOptions inference = inference_options(a.sampling);
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   graph::NodeDataset dataset = graph::load_node_dataset(a.data);
   print_warnings(dataset, ctx.err);
@@ -92,6 +177,11 @@ int run_train(const TrainArgs& a, Context& ctx) {
                           {"complete", static_cast<int>(results.size()) == a.runs},
                           {"val_acc_mean", number_or_null(stats.val_mean)}, {"val_acc_std", number_or_null(stats.val_sd)},
                           {"test_acc_mean", number_or_null(stats.test_mean)}, {"test_acc_std", number_or_null(stats.test_sd)}};
+    if (minibatch) {
+      out["sampling"] = {{"fanouts", minibatch->sampler.fanouts}, {"batch_size", minibatch->batch_size},
+                         {"replace", minibatch->sampler.replace}, {"per_relation", minibatch->sampler.per_relation}};
+    }
+    out["inference"] = inference_json(inference);
     if (a.validation_fraction > 0.0) {
       out["validation_fraction"] = a.validation_fraction;
       out["validation_seed"] = a.validation_seed;
@@ -108,6 +198,8 @@ int run_train(const TrainArgs& a, Context& ctx) {
     o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
     o.progress.every = 50;
     if (r == 0) o.save_path = a.save;
+    o.minibatch = minibatch;
+    o.inference = inference;
     const graph::NodeRunResult res = graph::train_node_classifier(data, spec, ctx.registry, o);
     results.push_back(res);
     ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
@@ -136,8 +228,10 @@ graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const 
 }
 
 int run_evaluate(const EvaluateArgs& a, Context& ctx) {
+  const graph::InferenceOptions inference = inference_options(a.sampling);
   graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
-  const std::vector<graph::SplitScore> scores = graph::score_splits(graph::class_logits(m), m.data.dataset);
+  const std::vector<graph::SplitScore> scores =
+      graph::score_splits(graph::class_logits(m, nullptr, inference), m.data.dataset);
   nlohmann::json splits = nlohmann::json::object();
   ctx.out << "split  nodes  accuracy %  loss\n";
   for (const graph::SplitScore& s : scores) {
@@ -146,16 +240,21 @@ int run_evaluate(const EvaluateArgs& a, Context& ctx) {
     splits[s.split] = {{"nodes", s.nodes}, {"accuracy", s.accuracy}, {"loss", s.loss}};
   }
   if (!a.json.empty()) {
-    write_json_file(a.json, {{"dataset", m.data.dataset.name}, {"checkpoint", a.checkpoint}, {"splits", splits}});
+    write_json_file(a.json, {{"dataset", m.data.dataset.name}, {"checkpoint", a.checkpoint}, {"splits", splits},
+                             {"inference", inference_json(inference)}});
   }
   return 0;
 }
 
 int run_predict(const PredictArgs& a, Context& ctx) {
+  const graph::InferenceOptions inference = inference_options(a.sampling);
+  if (!a.attention.empty() && inference.mode != graph::InferenceMode::kFull) {
+    throw InputError("--export-attention needs --inference full (the weights of the whole graph's edges)");
+  }
   graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
   std::vector<graph::AttentionExport> attention;
   const Tensor probs =
-      ops::softmax(Var(graph::class_logits(m, a.attention.empty() ? nullptr : &attention))).value();  // [N, C]
+      ops::softmax(Var(graph::class_logits(m, a.attention.empty() ? nullptr : &attention, inference))).value();  // [N, C]
   const graph::PreparedNodeData& data = m.data;
   const graph::NodeDataset& d = data.dataset;
   OutputTransaction outputs;  // the predictions and the attention weights appear together
@@ -199,6 +298,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
       train->add_option("--save", t->save, "Write the first run's trained model (HDF5 checkpoint)")->type_name("FILE"));
   train_files->output(train->add_option("--json", t->json, "Write the results as JSON")->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
+  add_sampling_options(train, t->sampling, true);
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
@@ -211,6 +311,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   predict_files->output(
       predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (HDF5)")
           ->type_name("FILE"));
+  add_sampling_options(predict, p->sampling, false);
 
   auto e = std::make_shared<EvaluateArgs>();
   CLI::App* evaluate = app->add_subcommand("evaluate", "Accuracy and loss of a trained model on the dataset's splits");
@@ -221,9 +322,10 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
   evaluate_files->output(
       evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
           ->type_name("FILE"));
+  add_sampling_options(evaluate, e->sampling, false);
 
   auto run = [&context, train, t, predict, p, e]() {
-    if (train->parsed()) return run_train(*t, context);
+    if (train->parsed()) return run_train(*t, *train, context);
     return predict->parsed() ? run_predict(*p, context) : run_evaluate(*e, context);
   };
   return {app, run};

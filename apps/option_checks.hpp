@@ -61,6 +61,18 @@ inline CLI::Validator seed() {
       "");
 }
 
+/// Accepts a neighbour fan-out: a whole number >= 1, or -1 for all neighbours.
+inline CLI::Validator fanout() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 18 &&
+                            std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (text == "-1" || (digits && text.find_first_not_of('0') != std::string::npos)) return std::string();
+        return "expected a fan-out (a whole number from 1, or -1 for all neighbours), got " + quoted_input(text);
+      },
+      "");
+}
+
 /// Accepts a finite number > 0.
 inline CLI::Validator positive() { return at_least(0.0, true); }
 

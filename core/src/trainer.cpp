@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
+#include <sstream>
 
 #include "attend/core/error.hpp"
 
@@ -65,20 +67,41 @@ void Trainer::observe(const EvalMetrics& metrics) {
 TrainResult Trainer::fit(const std::function<double(int epoch)>& train_step,
                          const std::function<EvalMetrics()>& evaluate) {
   ATTEND_CHECK(train_step && evaluate, "fit needs a train_step and an evaluate function");
+  return fit_batches([](int) -> int64_t { return 1; }, [&](int epoch, int64_t) { return train_step(epoch); },
+                     evaluate);
+}
+
+TrainResult Trainer::fit_batches(const std::function<int64_t(int epoch)>& batches,
+                                 const std::function<double(int epoch, int64_t batch)>& batch_step,
+                                 const std::function<EvalMetrics()>& evaluate) {
+  ATTEND_CHECK(batches && batch_step && evaluate, "fit_batches needs batches, a batch_step and an evaluate function");
   ProgressLine progress("epoch", options_.max_epochs, options_.progress);
   const auto start = std::chrono::steady_clock::now();
   const double seconds_before = state_.seconds;
   while (!state_.stopped && state_.epoch < options_.max_epochs) {
     const int epoch = state_.epoch;
-    arena_.zero_grad();
-    const double train_loss = train_step(epoch);
-    if (!std::isfinite(train_loss)) {  // the settings' fault (the learning rate), not a bug: bad input
-      std::ostringstream what;
-      what << "training loss is " << train_loss << " at epoch " << epoch << " (try a lower learning rate)";
-      throw InputError(what.str());
+    const int64_t count = batches(epoch);
+    ATTEND_CHECK(count >= 1, "an epoch needs at least one batch, got " << count);
+    std::optional<ProgressLine> batch_progress;
+    if (count >= options_.long_epoch_batches) batch_progress.emplace("batch", count, options_.progress);
+    double loss_sum = 0.0;
+    for (int64_t b = 0; b < count; ++b) {
+      arena_.zero_grad();
+      const double batch_loss = batch_step(epoch, b);
+      if (!std::isfinite(batch_loss)) {  // the settings' fault (the learning rate), not a bug: bad input
+        std::ostringstream what;
+        what << "training loss is " << batch_loss << " at epoch " << epoch;
+        if (count > 1) what << ", batch " << b;
+        what << " (try a lower learning rate)";
+        throw InputError(what.str());
+      }
+      if (options_.clip_grad_norm > 0.0) arena_.clip_grad_norm(options_.clip_grad_norm);
+      optimizer_.step(arena_);
+      loss_sum += batch_loss;
+      if (batch_progress) batch_progress->update(b + 1, {{"epoch", epoch + 1}, {"loss", batch_loss}});
     }
-    if (options_.clip_grad_norm > 0.0) arena_.clip_grad_norm(options_.clip_grad_norm);
-    optimizer_.step(arena_);
+    if (batch_progress) batch_progress->finish();
+    const double train_loss = loss_sum / static_cast<double>(count);
     EvalMetrics metrics;
     {
       NoGradGuard no_grad;

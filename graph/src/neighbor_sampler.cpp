@@ -178,4 +178,10 @@ NodeFeatures sampled_features(const NodeFeatures& features, const std::vector<in
       SparseMatrix::from_triplets(static_cast<int64_t>(node_ids.size()), x.cols(), rows, cols, values)));
 }
 
+NodeFeatureRows in_memory_rows(NodeFeatures features) {
+  return [features = std::move(features)](const std::vector<int64_t>& node_ids) {
+    return sampled_features(features, node_ids);
+  };
+}
+
 }  // namespace attend::graph

@@ -90,12 +90,19 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const bool last = i + 1 == layers_.size();
     if (last && concat_hidden_) h = NodeFeatures(ops::concat(hidden));  // [N, C_1 + ... + C_{L-1}]
-    out = layers_[i]->forward(h, graph, mix64(seed + i), attention ? &(*attention)[i] : nullptr);
-    if (!last && normalize_hidden_) out = ops::l2_normalize(out);  // [N, C_i], unit rows
-    if (!last) out = activate(out, activation_);
+    out = layer_forward(i, h, graph, seed, attention ? &(*attention)[i] : nullptr);
     if (!last && concat_hidden_) hidden.push_back(out);
     h = NodeFeatures(out);
   }
+  return out;
+}
+
+Var NodeClassifier::layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
+                                  AttentionExport* attention) const {
+  const bool last = i + 1 == layers_.size();
+  Var out = layers_[i]->forward(h, graph, mix64(seed + i), attention);  // [N, C_i]
+  if (!last && normalize_hidden_) out = ops::l2_normalize(out);       // [N, C_i], unit rows
+  if (!last) out = activate(out, activation_);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "attend/graph/node_training.hpp"
 
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -105,23 +106,57 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   Trainer trainer(arena, *optimizer, to);
 
   const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
+  // The labels of `rows`, in that order: infer_node_logits returns those rows only.
+  const auto labels_of = [&](const std::vector<int64_t>& rows) {
+    std::vector<int64_t> labels;
+    for (int64_t r : rows) labels.push_back(d.labels[r]);
+    return labels;
+  };
+  const std::vector<int64_t> val_labels = labels_of(val_rows);
+  std::vector<int64_t> val_positions(val_rows.size());
+  std::iota(val_positions.begin(), val_positions.end(), int64_t{0});
+  const auto evaluate = [&] {
+    const Tensor logits = infer_node_logits(*model, data.graph, data.features, val_rows, options.inference);  // [V, C]
+    const double loss = ops::cross_entropy(Var(logits), val_labels, val_positions).value().item();
+    return EvalMetrics{loss, accuracy(logits, val_labels, val_positions), {}};
+  };
   TrainResult fit;
   try {  // a diverging loss (too high a learning rate) is an error in the model file
-    fit = trainer.fit(
-        [&](int epoch) {
-          model->train();
-          Var logits = model->forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
-          Var loss = ops::cross_entropy(logits, d.labels, d.train);
-          loss.backward();
-          add_layer_weight_decay(arena, spec.layer_weight_decay);
-          return static_cast<double>(loss.value().item());
-        },
-        [&] {
-          model->eval();
-          Var logits = model->forward(data.features, data.graph, 0);
-          const double loss = ops::cross_entropy(logits, d.labels, val_rows).value().item();
-          return EvalMetrics{loss, accuracy(logits.value(), d.labels, val_rows), {}};
-        });
+    if (options.inference.mode == InferenceMode::kSampled) check_fanouts_fit(*model, options.inference.sampler.fanouts);
+    if (!options.minibatch) {
+      fit = trainer.fit(
+          [&](int epoch) {
+            model->train();
+            Var logits = model->forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
+            Var loss = ops::cross_entropy(logits, d.labels, d.train);
+            loss.backward();
+            add_layer_weight_decay(arena, spec.layer_weight_decay);
+            return static_cast<double>(loss.value().item());
+          },
+          evaluate);
+    } else {
+      const MiniBatchOptions& mb = *options.minibatch;
+      check_fanouts_fit(*model, mb.sampler.fanouts);
+      const MiniBatchKeys keys = minibatch_keys(options.seed);
+      const NodeFeatureRows rows = mb.feature_rows ? mb.feature_rows : in_memory_rows(data.features);
+      std::vector<std::vector<int64_t>> batches;  // the current epoch's
+      int batches_epoch = -1;
+      fit = trainer.fit_batches(
+          [&](int epoch) {
+            batches = epoch_batches(d.train, mb.batch_size, keys, epoch);
+            batches_epoch = epoch;
+            return static_cast<int64_t>(batches.size());
+          },
+          [&](int epoch, int64_t b) {
+            ATTEND_CHECK(epoch == batches_epoch, "batches of epoch " << batches_epoch << " asked for epoch " << epoch);
+            model->train();
+            const auto number = static_cast<uint64_t>(epoch) * batches.size() + static_cast<uint64_t>(b);
+            const double loss = minibatch_gradient(*model, data.graph, d.labels, rows, mb, keys, batches[b], number);
+            add_layer_weight_decay(arena, spec.layer_weight_decay);
+            return loss;
+          },
+          evaluate);
+    }
   } catch (const InputError& e) {
     rethrow_naming_model(e, spec);
   }
@@ -133,14 +168,24 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   result.seconds = fit.seconds;
   {
     NoGradGuard no_grad;
-    model->eval();
-    const Tensor logits = model->forward(data.features, data.graph, 0).value();
-    if (!d.val.empty()) result.val_acc = accuracy(logits, d.labels, d.val);
-    result.test_acc = accuracy(logits, d.labels, d.test);
+    const auto score = [&](const std::vector<int64_t>& rows) {
+      if (rows.empty()) return static_cast<double>(NAN);
+      const std::vector<int64_t> labels = labels_of(rows);
+      std::vector<int64_t> positions(rows.size());
+      std::iota(positions.begin(), positions.end(), int64_t{0});
+      return accuracy(infer_node_logits(*model, data.graph, data.features, rows, options.inference), labels, positions);
+    };
+    if (!d.val.empty()) result.val_acc = score(d.val);
+    result.test_acc = score(d.test);
   }
   if (!options.save_path.empty() || options.checkpoint_out != nullptr) {
     CheckpointData checkpoint = capture_checkpoint(*model, arena, optimizer.get(), &trainer.state());
     checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
+    if (options.minibatch) {
+      const MiniBatchOptions& mb = *options.minibatch;
+      checkpoint.model["training"] = {{"sampled", true}, {"fanouts", mb.sampler.fanouts}, {"batch_size", mb.batch_size},
+                                      {"replace", mb.sampler.replace}, {"per_relation", mb.sampler.per_relation}};
+    }
     if (!options.save_path.empty()) save_checkpoint(options.save_path, checkpoint);
     if (options.checkpoint_out != nullptr) *options.checkpoint_out = std::move(checkpoint);
   }
@@ -171,7 +216,7 @@ LoadedNodeModel node_model_from_checkpoint(const CheckpointData& data, const Reg
 }
 
 Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
-                      std::vector<AttentionExport>* attention) {
+                      std::vector<AttentionExport>* attention, const InferenceOptions& inference) {
   // A model applies only to data shaped like its training data: check before the layers do.
   const Json config = model.config();
   const Json& layers = config.at("layers");
@@ -185,6 +230,12 @@ Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
       throw InputError("the model knows " + c["num_relations"].dump() + " relations (inverses and self-loops included), " +
                        "the dataset's graph has " + std::to_string(data.graph.num_relations()));
     }
+  }
+  if (inference.mode != InferenceMode::kFull) {
+    if (attention != nullptr) throw InputError("attention weights are exported by full-batch inference only");
+    std::vector<int64_t> all(static_cast<std::size_t>(data.graph.num_nodes()));
+    std::iota(all.begin(), all.end(), int64_t{0});
+    return infer_node_logits(model, data.graph, data.features, all, inference);
   }
   NoGradGuard no_grad;
   model.eval();

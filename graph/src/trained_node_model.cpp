@@ -17,15 +17,15 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
   return m;
 }
 
-Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention) {
-  return class_logits(*m.loaded.model, m.data, m.checkpoint, attention);
+Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention, const InferenceOptions& inference) {
+  return class_logits(*m.loaded.model, m.data, m.checkpoint, attention, inference);
 }
 
 Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
-                    std::vector<AttentionExport>* attention) {
+                    std::vector<AttentionExport>* attention, const InferenceOptions& inference) {
   Tensor logits;  // [N, C]
   try {
-    logits = predict_logits(model, data, attention);
+    logits = predict_logits(model, data, attention, inference);
   } catch (const InputError& e) {
     throw InputError(source, 0, std::string(e.what()) + " (" + data.dataset.name + ")");
   }

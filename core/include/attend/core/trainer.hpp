@@ -1,11 +1,13 @@
 #pragma once
-/// Trainer: full-batch training with early stopping, best-model restore and resumable state.
+/// Trainer: full-batch or mini-batch training with early stopping, best-model restore and
+/// resumable state.
 ///
 /// The trainer knows nothing of models or data: the caller passes `train_step` (forward,
 /// backward, returns the training loss) and `evaluate` (validation loss and metric). Each
 /// epoch: zero the gradients, train_step(epoch), clip the gradient norm (optional),
 /// optimizer.step, evaluate (under a NoGradGuard), update the stopping rule, report progress,
-/// call the checkpoint hook.
+/// call the checkpoint hook. `fit_batches` runs several such steps (one per batch) before
+/// each evaluation.
 ///
 /// Stopping rules (GAT, Velickovic et al. 2018, Sec. 3.3: early stopping on both the
 /// validation loss and accuracy); training stops after `patience` bad epochs in a row:
@@ -76,6 +78,8 @@ struct TrainerOptions {
   bool restore_best = true;     ///< load the best parameters into the arena at the end
   std::string metric_name = "val_metric";  ///< how the progress line names the metric
   ProgressOptions progress;     ///< the progress line (mode, interval, stream)
+  /// fit_batches: epochs of at least this many batches also get a per-batch progress line.
+  int64_t long_epoch_batches = 100;
   /// Called after every epoch with the updated state (a checkpoint hook); may be empty.
   std::function<void(const TrainerState&)> on_epoch_end;
 };
@@ -100,6 +104,14 @@ class Trainer {
   /// loss throws attend::Error. `evaluate()` runs with gradients off.
   TrainResult fit(const std::function<double(int epoch)>& train_step,
                   const std::function<EvalMetrics()>& evaluate);
+
+  /// As fit, with `batches(epoch)` optimizer steps per epoch (mini-batch training): for each
+  /// batch b, zero the gradients, batch_step(epoch, b) (forward and backward of that batch;
+  /// returns its loss), clip, optimizer.step. The epoch's training loss is the mean of its
+  /// batches' losses; the stopping rule sees one evaluation per epoch.
+  TrainResult fit_batches(const std::function<int64_t(int epoch)>& batches,
+                          const std::function<double(int epoch, int64_t batch)>& batch_step,
+                          const std::function<EvalMetrics()>& evaluate);
 
   const TrainerState& state() const { return state_; }
   /// Continue from a saved state; a negative epoch, a best epoch not before it or best

@@ -17,6 +17,7 @@
 /// depend on the thread count or on the order in which nodes are visited.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attend/graph/graph_context.hpp"
@@ -63,5 +64,14 @@ std::vector<std::vector<int64_t>> seed_batches(std::vector<int64_t> nodes, int64
 /// sparse matrix for sparse input (for featureless graphs, the rows of the identity), a
 /// row gather (gradients flow back to the whole matrix) for dense input.
 NodeFeatures sampled_features(const NodeFeatures& features, const std::vector<int64_t>& node_ids);
+
+/// Where a mini-batch's input rows come from: node ids [n] -> their features [n, F]. The one
+/// point at which sampled training and inference read input features, so that rows read from
+/// a file instead of memory plug in there.
+using NodeFeatureRows = std::function<NodeFeatures(const std::vector<int64_t>& node_ids)>;
+
+/// The rows of a feature matrix held in memory (sampled_features); `features` is shared, not
+/// copied.
+NodeFeatureRows in_memory_rows(NodeFeatures features);
 
 }  // namespace attend::graph

@@ -43,6 +43,15 @@ class NodeClassifier : public Module {
   Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
               std::vector<AttentionExport>* attention = nullptr) const;
 
+  /// Layer i alone, as `forward` runs it: its output [N, C_i], L2-normalised (with
+  /// normalize_hidden) and activated unless it is the last layer. Layer-wise inference runs
+  /// the model through this, one layer over all nodes at a time.
+  Var layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
+                    AttentionExport* attention = nullptr) const;
+  /// Whether the last layer reads the concatenation of the hidden layers' outputs
+  /// (jumping_knowledge "cat") instead of the previous layer's.
+  bool concatenates_hidden() const { return concat_hidden_; }
+
   const std::vector<const NodeLayer*>& layers() const { return layers_; }
 
   /// Register "node_classifier" into `registry`; the factory builds layers from `registry`.

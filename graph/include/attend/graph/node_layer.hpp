@@ -24,6 +24,11 @@ class NodeLayer : public Module {
                       AttentionExport* attention = nullptr) const = 0;
   /// Output features per node.
   virtual int64_t out_features() const = 0;
+  /// Whether a node's output depends only on its own input and its in-neighbours' inputs
+  /// (message passing over `graph`'s views), so that layer-wise inference over 1-hop
+  /// neighbourhoods gives what the whole graph gives. Plugin layers are assumed to be;
+  /// graphormer, which attends over all node pairs, is not.
+  virtual bool reads_in_neighbors_only() const { return true; }
 };
 
 }  // namespace attend::graph

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,11 @@
 #include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
+#include "attend/graph/minibatch_training.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_dataset.hpp"
 #include "attend/graph/node_features.hpp"
+#include "attend/graph/node_inference.hpp"
 #include "attend/graph/node_model_spec.hpp"
 
 namespace attend {
@@ -38,6 +41,10 @@ struct NodeRunOptions {
   ProgressOptions progress;
   std::string save_path;  ///< write the trained model here (atomically) when not empty
   CheckpointData* checkpoint_out = nullptr;  ///< receives what save_path would hold, when given
+  /// Sampled mini-batch training (minibatch_training.hpp) when set; full-batch otherwise.
+  std::optional<MiniBatchOptions> minibatch;
+  /// How the validation split is scored after every epoch and both splits at the end.
+  InferenceOptions inference;
 };
 
 struct NodeRunResult {
@@ -54,7 +61,10 @@ struct NodeRunResult {
 /// no validation split the training split stands in for it in the stopping rule. With no
 /// validation split or with early stopping off (patience 0) the last epoch's model is kept
 /// (best_epoch = epochs - 1) and the validation split, if any, only scores it. Deterministic
-/// for a seed, whatever the thread count.
+/// for a seed, whatever the thread count. With `options.minibatch` an epoch is a pass over the
+/// training nodes in sampled batches, one optimizer step each (fan-outs that are not one per
+/// layer are an attend::InputError); the checkpoint records the sampling (model JSON key
+/// "training") and is an ordinary model otherwise.
 NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
                                     const Registry& registry, const NodeRunOptions& options);
 
@@ -79,11 +89,12 @@ LoadedNodeModel load_node_model(const std::string& checkpoint, const Registry& r
 LoadedNodeModel node_model_from_checkpoint(const CheckpointData& checkpoint, const Registry& registry,
                                            const std::string& source);
 
-/// Class logits [N, C] in evaluation mode (ops::softmax gives the probabilities);
-/// `attention`, when given, receives each layer's attention weights. Throws
-/// attend::InputError when the data does not fit the model (another input width, more
-/// relations than it was built for).
+/// Class logits [N, C] in evaluation mode (ops::softmax gives the probabilities), computed as
+/// `inference` says (node_inference.hpp); `attention`, when given, receives each layer's
+/// attention weights (full inference only). Throws attend::InputError when the data does not
+/// fit the model (another input width, more relations than it was built for) or the
+/// inference options do not.
 Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
-                      std::vector<AttentionExport>* attention = nullptr);
+                      std::vector<AttentionExport>* attention = nullptr, const InferenceOptions& inference = {});
 
 }  // namespace attend::graph

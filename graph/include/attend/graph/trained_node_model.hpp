@@ -25,13 +25,15 @@ struct TrainedNodeModel {
 TrainedNodeModel load_trained_node_model(const std::string& data_path, const std::string& checkpoint,
                                          const Registry& registry);
 
-/// Class logits [N, C] of every node (predict_logits). Data the model does not fit, or a
-/// model that predicts another number of classes than the dataset has, is an
-/// attend::InputError naming the checkpoint and the dataset.
-Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention = nullptr);
+/// Class logits [N, C] of every node (predict_logits, computed as `inference` says). Data the
+/// model does not fit, inference options it does not fit, or a model that predicts another
+/// number of classes than the dataset has, is an attend::InputError naming the checkpoint and
+/// the dataset.
+Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention = nullptr,
+                    const InferenceOptions& inference = {});
 /// As above, for a model from anywhere (`source` names it in errors).
 Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
-                    std::vector<AttentionExport>* attention = nullptr);
+                    std::vector<AttentionExport>* attention = nullptr, const InferenceOptions& inference = {});
 
 /// Accuracy and mean cross-entropy (the loss the trainer reports) on one split.
 struct SplitScore {

@@ -58,6 +58,8 @@ class GraphormerConv : public NodeLayer {
   Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
               AttentionExport* attention = nullptr) const override;
   int64_t out_features() const override { return options_.out_channels; }
+  /// Attends over every pair of nodes (shortest-path and degree biases): not 1-hop.
+  bool reads_in_neighbors_only() const override { return false; }
 
   static void register_into(Registry& registry);
 

@@ -1,0 +1,117 @@
+#include "attend/graph/node_inference.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/quoted_input.hpp"
+
+namespace attend::graph {
+
+namespace {
+
+// Copy rows [0, count) of `batch_out` [n, C] into rows [offset, offset + count) of `out` [M, C].
+void copy_rows(const Tensor& batch_out, int64_t count, Tensor& out, int64_t offset) {
+  const int64_t c = out.dim(1);
+  std::memcpy(out.data() + offset * c, batch_out.data(), static_cast<std::size_t>(count * c) * sizeof(float));
+}
+
+// PyG's `inference` loop: layer by layer over all nodes in batches, each batch on the 1-hop
+// graph of its nodes. Layer i's output of every node [N, C_i] is kept for layer i + 1 (and,
+// under jumping knowledge, for the head); the last layer runs only for `nodes`.
+Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, const NodeFeatureRows& input_rows,
+                        const std::vector<int64_t>& nodes, int64_t batch_size) {
+  const auto& layers = model.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i]->reads_in_neighbors_only()) {
+      throw InputError("layer-wise inference needs layers that read only their in-neighbours; layer " +
+                       std::to_string(i) + " (" + quoted_input(layers[i]->type_name()) +
+                       ") attends over all node pairs: use full or sampled inference");
+    }
+  }
+  std::vector<int64_t> all(static_cast<std::size_t>(graph.num_nodes()));
+  std::iota(all.begin(), all.end(), int64_t{0});
+  NeighborSamplerOptions one_hop;
+  one_hop.fanouts = {-1};
+
+  Tensor previous;             // [N, C_{i-1}] layer i-1's output of every node
+  std::vector<Var> hidden;     // jumping knowledge: every hidden layer's output [N, C_j]
+  Tensor head_input;           // jumping knowledge: their concatenation [N, sum C_j]
+  Tensor out;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const bool last = i + 1 == layers.size();
+    if (last && model.concatenates_hidden()) head_input = ops::concat(hidden).value();
+    const Tensor& stored = last && model.concatenates_hidden() ? head_input : previous;
+    const std::vector<int64_t>& targets = last ? nodes : all;
+    out = Tensor({static_cast<int64_t>(targets.size()), layers[i]->out_features()});
+    const std::vector<std::vector<int64_t>> batches = seed_batches(targets, batch_size, false, 0);
+    int64_t offset = 0;
+    for (const std::vector<int64_t>& batch : batches) {
+      const SampledSubgraph s = sample_neighbors(graph, batch, one_hop);
+      const NodeFeatures x = i == 0 ? input_rows(s.node_ids) : NodeFeatures(ops::gather_rows(Var(stored), s.node_ids));
+      const Tensor y = model.layer_forward(i, x, s.graph, 0).value();  // [n, C_i], the batch's nodes first
+      copy_rows(y, static_cast<int64_t>(batch.size()), out, offset);
+      offset += static_cast<int64_t>(batch.size());
+    }
+    if (!last && model.concatenates_hidden()) hidden.emplace_back(out);
+    previous = out;
+  }
+  return out;
+}
+
+// The whole model on each batch's sampled computation graph (batch number b keys the draws).
+Tensor sampled_logits(const NodeClassifier& model, const GraphContext& graph, const NodeFeatureRows& input_rows,
+                      const std::vector<int64_t>& nodes, const InferenceOptions& o) {
+  Tensor out({static_cast<int64_t>(nodes.size()), model.layers().back()->out_features()});  // [M, C]
+  const std::vector<std::vector<int64_t>> batches = seed_batches(nodes, o.batch_size, false, 0);
+  int64_t offset = 0;
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    const SampledSubgraph s = sample_neighbors(graph, batches[b], o.sampler, b);
+    const Tensor y = model.forward(input_rows(s.node_ids), s.graph, 0).value();  // [n, C], the batch's nodes first
+    copy_rows(y, static_cast<int64_t>(batches[b].size()), out, offset);
+    offset += static_cast<int64_t>(batches[b].size());
+  }
+  return out;
+}
+
+}  // namespace
+
+InferenceMode inference_mode(const std::string& name) {
+  if (name == "full") return InferenceMode::kFull;
+  if (name == "layerwise") return InferenceMode::kLayerwise;
+  if (name == "sampled") return InferenceMode::kSampled;
+  throw InputError("unknown inference mode " + quoted_input(name) + ": full, layerwise or sampled");
+}
+
+std::string inference_mode_name(InferenceMode mode) {
+  switch (mode) {
+    case InferenceMode::kFull: return "full";
+    case InferenceMode::kLayerwise: return "layerwise";
+    case InferenceMode::kSampled: return "sampled";
+  }
+  return "full";
+}
+
+void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& fanouts) {
+  if (fanouts.size() != model.layers().size()) {
+    throw InputError(std::to_string(fanouts.size()) + " fan-outs for a model of " + std::to_string(model.layers().size()) +
+                     " layers: give one per layer (-1 = all neighbours)");
+  }
+}
+
+Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
+                         const std::vector<int64_t>& nodes, const InferenceOptions& o) {
+  if (o.batch_size < 1) throw InputError("the inference batch size must be positive, got " + std::to_string(o.batch_size));
+  if (o.mode == InferenceMode::kSampled) check_fanouts_fit(model, o.sampler.fanouts);
+  NoGradGuard no_grad;
+  model.eval();
+  if (o.mode == InferenceMode::kFull) return ops::gather_rows(model.forward(features, graph, 0), nodes).value();
+  const NodeFeatureRows rows = o.feature_rows ? o.feature_rows : in_memory_rows(features);
+  if (o.mode == InferenceMode::kLayerwise) return layerwise_logits(model, graph, rows, nodes, o.batch_size);
+  return sampled_logits(model, graph, rows, nodes, o);
+}
+
+}  // namespace attend::graph
