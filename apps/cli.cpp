@@ -53,7 +53,7 @@ std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
 
 /// The subcommands that spread their work over the ranks of `mpirun -np K attend ...`; any
 /// other would do the whole run K times over, so it is refused under mpirun.
-constexpr std::array<std::string_view, 1> kDataParallelCommands = {"contacts train"};
+constexpr std::array<std::string_view, 2> kDataParallelCommands = {"contacts train", "node-classify train"};
 
 /// The parsed subcommand path ("contacts train").
 std::string parsed_command(const CLI::App& app) {
@@ -142,7 +142,8 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     if (world.size() > 1) {
       const std::string command = parsed_command(app);
       if (std::find(kDataParallelCommands.begin(), kDataParallelCommands.end(), command) == kDataParallelCommands.end()) {
-        throw InputError("'attend " + command + "' runs in one process; under mpirun only 'attend contacts train' spreads its work over the ranks");
+        throw InputError("'attend " + command + "' runs in one process; under mpirun only 'attend contacts train' and 'attend node-classify train' "
+                         "spread their work over the ranks");
       }
     }
     if (threads > 0) set_num_threads(threads);
