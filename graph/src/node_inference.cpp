@@ -25,13 +25,6 @@ void copy_rows(const Tensor& batch_out, int64_t count, Tensor& out, int64_t offs
 Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, const NodeFeatureRows& input_rows,
                         const std::vector<int64_t>& nodes, int64_t batch_size) {
   const auto& layers = model.layers();
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (!layers[i]->reads_in_neighbors_only()) {
-      throw InputError("layer-wise inference needs layers that read only their in-neighbours; layer " +
-                       std::to_string(i) + " (" + quoted_input(layers[i]->type_name()) +
-                       ") attends over all node pairs: use full or sampled inference");
-    }
-  }
   std::vector<int64_t> all(static_cast<std::size_t>(graph.num_nodes()));
   std::iota(all.begin(), all.end(), int64_t{0});
   NeighborSamplerOptions one_hop;
@@ -102,10 +95,23 @@ void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& 
   }
 }
 
-Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
-                         const std::vector<int64_t>& nodes, const InferenceOptions& o) {
+void check_inference_fits(const NodeClassifier& model, const InferenceOptions& o) {
   if (o.batch_size < 1) throw InputError("the inference batch size must be positive, got " + std::to_string(o.batch_size));
   if (o.mode == InferenceMode::kSampled) check_fanouts_fit(model, o.sampler.fanouts);
+  if (o.mode != InferenceMode::kLayerwise) return;
+  const auto& layers = model.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i]->reads_in_neighbors_only()) {
+      throw InputError("layer-wise inference needs layers that read only their in-neighbours; layer " +
+                       std::to_string(i) + " (" + quoted_input(layers[i]->type_name()) +
+                       ") attends over all node pairs: use full or sampled inference");
+    }
+  }
+}
+
+Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
+                         const std::vector<int64_t>& nodes, const InferenceOptions& o) {
+  check_inference_fits(model, o);
   NoGradGuard no_grad;
   model.eval();
   if (o.mode == InferenceMode::kFull) return ops::gather_rows(model.forward(features, graph, 0), nodes).value();

@@ -132,7 +132,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   };
   TrainResult fit;
   try {  // a diverging loss (too high a learning rate) is an error in the model file
-    if (options.inference.mode == InferenceMode::kSampled) check_fanouts_fit(*model, options.inference.sampler.fanouts);
+    check_inference_fits(*model, options.inference);
     if (!options.minibatch) {
       fit = trainer.fit(
           [&](int epoch) {

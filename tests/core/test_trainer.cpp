@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
@@ -413,4 +414,27 @@ TEST_CASE("fit_batches makes one optimizer step per batch and reports the mean b
                                           [](int, int64_t b) { return b == 2 ? std::nan("") : 1.0; },
                                           [] { return EvalMetrics{}; }),
                     Contains("at epoch 0, batch 2"));
+}
+
+TEST_CASE("fit_batches reports progress per batch on long epochs only", "[core]") {
+  Var p{Tensor({1}, 0.0f), true};
+  ParameterArena arena{{{"p", p}}};
+  Sgd sgd{SgdOptions{0.1}};
+  std::ostringstream out;
+  TrainerOptions o;
+  o.progress.mode = ProgressMode::kPlain;
+  o.progress.every = 2;
+  o.progress.out = &out;
+  o.max_epochs = 2;
+  o.patience = 0;
+  o.long_epoch_batches = 4;
+  Trainer trainer(arena, sgd, o);
+  // Epoch 0 has 3 batches (short: no batch lines), epoch 1 has 4 (lines at batches 2 and 4).
+  trainer.fit_batches([](int epoch) -> int64_t { return 3 + epoch; }, [](int, int64_t) { return 1.0; },
+                      [] { return EvalMetrics{}; });
+  const std::string text = out.str();
+  CHECK(text.find("batch 2/4") != std::string::npos);
+  CHECK(text.find("batch 4/4") != std::string::npos);
+  CHECK(text.find("batch 2/3") == std::string::npos);
+  CHECK(text.find("epoch 2/2") != std::string::npos);
 }

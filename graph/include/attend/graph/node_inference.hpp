@@ -63,4 +63,9 @@ Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const
 /// computation graph has one hop per layer).
 void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& fanouts);
 
+/// Throws what infer_node_logits would throw for `model` and `options` (the batch size, the
+/// fan-out count, a layer that is not 1-hop), before any work: training checks its
+/// evaluation mode with it before the first epoch.
+void check_inference_fits(const NodeClassifier& model, const InferenceOptions& options);
+
 }  // namespace attend::graph
