@@ -142,8 +142,9 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     if (world.size() > 1) {
       const std::string command = parsed_command(app);
       if (std::find(kDataParallelCommands.begin(), kDataParallelCommands.end(), command) == kDataParallelCommands.end()) {
-        throw InputError("'attend " + command + "' runs in one process; under mpirun only 'attend contacts train' and 'attend node-classify train' "
-                         "spread their work over the ranks");
+        throw InputError("'attend " + command +
+                         "' runs in one process; under mpirun only 'attend contacts train' and "
+                         "'attend node-classify train' spread their work over the ranks");
       }
     }
     if (threads > 0) set_num_threads(threads);
