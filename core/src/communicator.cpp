@@ -83,14 +83,6 @@ void mpi_broadcast(std::span<T> data, int root) {
 
 }  // namespace
 
-bool Communicator::mpi_built() {
-#ifdef ATTEND_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 const Communicator& Communicator::self() {
   static const Communicator alone(0, 1, false);
   return alone;

@@ -25,8 +25,6 @@ class Communicator {
   /// This process alone (rank 0 of 1), whatever the launcher: library calls that are not
   /// asked to spread their work.
   static const Communicator& self();
-  /// Whether this build has MPI (CMake option ATTEND_MPI).
-  static bool mpi_built();
 
   int rank() const { return rank_; }
   int size() const { return size_; }
