@@ -1,11 +1,14 @@
 #include "cli.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <new>
 #include <set>
+#include <string_view>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -48,6 +51,20 @@ std::string usage_error_line(const CLI::App* app, const CLI::Error& error) {
   return "attend: error: " + what + " (run '" + help + "')\n";
 }
 
+/// The subcommands that spread their work over the ranks of `mpirun -np K attend ...`; any
+/// other would do the whole run K times over, so it is refused under mpirun.
+constexpr std::array<std::string_view, 2> kDataParallelCommands = {"contacts train", "node-classify train"};
+
+/// The parsed subcommand path ("contacts train").
+std::string parsed_command(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += (path.empty() ? "" : " ") + at->get_name();
+  }
+  return path;
+}
+
 }  // namespace
 
 void load_plugins(const std::vector<std::string>& paths, const char* plugin_path, Registry& registry) {
@@ -85,7 +102,9 @@ int report_failure(std::exception_ptr error, std::ostream& err) {
 int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostream& out,
             std::ostream& err) {
   try {
-    Context context{registry, out, err};
+    const Communicator& world = Communicator::world();  // refuses mpirun in a build without MPI
+    std::ostream discarded(nullptr);                     // what ranks other than 0 print
+    Context context{registry, world.is_root() ? out : discarded, err, world};
     CLI::App app("attend: attention on graphs and proteins", "attend");
     app.set_version_flag("--version", std::string("attend ") + ATTEND_VERSION,
                          "Print the version and exit");
@@ -116,10 +135,18 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
       app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::ParseError& e) {
       // Help and --version are "errors" with exit code 0; they print to `out`.
-      const int code = app.exit(e, out, err);
+      const int code = app.exit(e, context.out, err);
       return code == 0 ? 0 : kExitUsage;
     }
 
+    if (world.size() > 1) {
+      const std::string command = parsed_command(app);
+      if (std::find(kDataParallelCommands.begin(), kDataParallelCommands.end(), command) == kDataParallelCommands.end()) {
+        throw InputError("'attend " + command +
+                         "' runs in one process; under mpirun only 'attend contacts train' and "
+                         "'attend node-classify train' spread their work over the ranks");
+      }
+    }
     if (threads > 0) set_num_threads(threads);
     load_plugins(plugins, std::getenv("ATTEND_PLUGIN_PATH"), registry);
     for (const Command& command : commands) {

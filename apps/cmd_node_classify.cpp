@@ -31,7 +31,7 @@ namespace {
 /// and predict; --batch-size on train only).
 struct SamplingArgs {
   std::vector<int64_t> fanouts;
-  int64_t batch_size = 512, inference_batch_size = 4096;
+  int64_t batch_size = 512, inference_batch_size = 4096, shards = 1;
   bool replace = false, per_relation = false;
   std::string inference = "full";
 };
@@ -65,6 +65,11 @@ void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
       ->delimiter(',')->check(fanout())->type_name("F1,F2,...");
   if (training) {
     app->add_option("--batch-size", s.batch_size, "Seed (training) nodes per mini-batch (with --fanouts)")
+        ->check(at_least(1))->capture_default_str();
+    app->add_option("--shards", s.shards,
+                    "Fixed pieces of each mini-batch, run separately and summed in a fixed order; under mpirun -np K "
+                    "(K <= shards) they are spread over the processes, and the same --shards gives the same model on "
+                    "any number of processes")
         ->check(at_least(1))->capture_default_str();
   }
   app->add_flag("--replace", s.replace, "Sample neighbours with replacement (exactly F per node, repeats allowed)");
@@ -105,7 +110,7 @@ graph::InferenceOptions inference_options(const SamplingArgs& s) {
 /// Mini-batch training when --fanouts is given; the sampling options without it are an InputError.
 std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, const CLI::App& train) {
   if (s.fanouts.empty()) {
-    for (const char* option : {"--batch-size", "--replace", "--per-relation"}) {
+    for (const char* option : {"--batch-size", "--shards", "--replace", "--per-relation"}) {
       if (train.count(option) > 0) throw InputError(std::string(option) + " needs --fanouts (sampled mini-batch training)");
     }
     return std::nullopt;
@@ -113,6 +118,7 @@ std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, 
   graph::MiniBatchOptions o;
   o.sampler = sampler_options(s);
   o.batch_size = s.batch_size;
+  o.shards = s.shards;
   return o;
 }
 
@@ -160,7 +166,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   // The checks, the held-out split and the summary line, whether the features are loaded or not.
   const auto prepare = [&](graph::NodeDataset& dataset, int64_t num_features) {
-    print_warnings(dataset, ctx.err);
+    if (ctx.world.is_root()) print_warnings(dataset, ctx.err);  // every rank loads the same data
     if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
     if (a.validation_fraction > 0.0) {
       // Hyperparameters are chosen on the held-out nodes; the test split stays unscored.
@@ -207,8 +213,10 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
                           {"test_acc_mean", number_or_null(stats.test_mean)}, {"test_acc_std", number_or_null(stats.test_sd)}};
     if (minibatch) {
       out["sampling"] = {{"fanouts", minibatch->sampler.fanouts}, {"batch_size", minibatch->batch_size},
-                         {"replace", minibatch->sampler.replace}, {"per_relation", minibatch->sampler.per_relation}};
+                         {"shards", minibatch->shards}, {"replace", minibatch->sampler.replace},
+                         {"per_relation", minibatch->sampler.per_relation}};
     }
+    out["processes"] = ctx.world.size();
     out["inference"] = inference_json(inference);
     if (a.validation_fraction > 0.0) {
       out["validation_fraction"] = a.validation_fraction;
@@ -228,6 +236,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
     if (r == 0) o.save_path = a.save;
     o.minibatch = minibatch;
     o.inference = inference;
+    o.communicator = &ctx.world;  // under mpirun: each batch's shards spread over the ranks
     const graph::NodeRunResult res = graph::train_node_classifier(data, spec, ctx.registry, o);
     results.push_back(res);
     ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
@@ -242,8 +251,10 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
     }
     runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
                     {"epochs", res.epochs}, {"seconds", res.seconds}, {"history", std::move(history)}});
-    if (!a.json.empty()) write_summary();
-    if (r == 0 && !a.plot.empty()) graph::write_training_curves(a.plot, res.history);
+    if (ctx.world.is_root()) {  // rank 0 writes, as it saves the model
+      if (!a.json.empty()) write_summary();
+      if (r == 0 && !a.plot.empty()) graph::write_training_curves(a.plot, res.history);
+    }
     outputs.commit();
   }
   const graph::RunStatistics stats = graph::run_statistics(results);

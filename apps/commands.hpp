@@ -9,16 +9,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attend/core/communicator.hpp"
 #include "attend/core/registry.hpp"
 
 namespace attend::cli {
 
 /// Streams and the layer registry a subcommand works with (the registry is
-/// `Registry::global()` in the program, a local one in tests).
+/// `Registry::global()` in the program, a local one in tests), and the processes of the run.
 struct Context {
   Registry& registry;
-  std::ostream& out;
+  std::ostream& out;  ///< on ranks other than 0 under mpirun: discarded
   std::ostream& err;
+  /// Communicator::world(): this process alone unless started by mpirun, where only the
+  /// data-parallel commands run (`kDataParallelCommands` in cli.cpp).
+  const Communicator& world;
 };
 
 /// A subcommand's parser node and its action. `run` returns the process exit code and may

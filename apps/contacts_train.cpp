@@ -142,7 +142,7 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   // The untrained model ranks pairs as potts (contact_model.hpp): the baseline to beat.
   const std::string scored = validation.empty() ? "training" : "validation";
   std::optional<bio::FamilyPrecision> initial;
-  if (!resume) {
+  if (!resume && ctx.world.is_root()) {  // shown and written by rank 0 alone
     model->eval();
     initial = bio::mean_long_range_precision(*model, validation.empty() ? train : validation);
     ctx.out << std::fixed << std::setprecision(3) << "untrained (the potts ranking): " << scored
@@ -163,6 +163,7 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
   o.progress.every = 1;
   o.progress.out = &ctx.err;
+  o.communicator = &ctx.world;  // under mpirun: a batch's families spread over the ranks
   const TrainResult result = bio::train_contact_model(*model, train, validation, o, resume ? &*resume : nullptr);
 
   ParameterArena arena(model->named_parameters());
@@ -175,10 +176,12 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
                             {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
                             {"weight_decay", a.weight_decay}, {"min_separation", a.min_separation},
                             {"seed", a.seed}, {"seconds", result.seconds}};
-  OutputTransaction outputs;  // the model and the summary appear together
-  save_checkpoint(a.out, data);
-  if (!a.json.empty()) write_json_file(a.json, training_summary(a, names, scored, result, initial));
-  outputs.commit();
+  if (ctx.world.is_root()) {  // every rank holds the same model: rank 0 writes it
+    OutputTransaction outputs;  // the model and the summary appear together
+    save_checkpoint(a.out, data);
+    if (!a.json.empty()) write_json_file(a.json, training_summary(a, names, scored, result, initial));
+    outputs.commit();
+  }
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)
           << result.seconds << " s; best epoch " << result.best_epoch + 1 << ": " << scored
           << " long-range P@L/5 " << std::setprecision(3) << result.best_val_metric << "\n";

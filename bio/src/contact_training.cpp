@@ -15,6 +15,7 @@
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/quoted_input.hpp"
+#include "attend/core/shard_reduction.hpp"
 #include "attend/core/training_checkpoint.hpp"
 
 namespace attend::bio {
@@ -144,6 +145,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
   if (o.epochs < 0 || o.steps_per_epoch < 1 || o.crop < 2 || o.min_separation < 1) {
     throw InputError("contacts train: epochs >= 0, steps per epoch >= 1, crop >= 2 and min separation >= 1 required");
   }
+  const Communicator& comm = o.communicator != nullptr ? *o.communicator : Communicator::self();
   ParameterArena arena(model.named_parameters());
   // AdamW when decaying: the decay pulls the head towards 0, the potts ranking.
   std::unique_ptr<Adam> optimizer =
@@ -155,9 +157,10 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
   to.clip_grad_norm = o.clip_grad_norm;
   to.metric_name = "P@L/5";
   to.progress = o.progress;
+  if (!comm.is_root()) to.progress.mode = ProgressMode::kSilent;
   const Json identity = run_identity(o, train, validation);
   to.on_epoch_end = [&](const TrainerState& state) {
-    if (o.checkpoint_path.empty()) return;
+    if (o.checkpoint_path.empty() || !comm.is_root()) return;
     CheckpointData data = capture_checkpoint(model, arena, &adam, &state);
     data.trainer_state["contact_training"] = identity;
     save_checkpoint(o.checkpoint_path, data);
@@ -172,22 +175,23 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
   }
 
   const int64_t depth = model.options().msa_depth;
+  const auto num_families = static_cast<int64_t>(train.size());
   const double inv_families = 1.0 / static_cast<double>(train.size());
-  // Forward and backward of one step's batch; gradients accumulate in the arena.
+  // Forward and backward of one step's batch, one shard per family: the arena ends with the
+  // batch gradient (the tree-ordered sum over every rank's families).
   auto batch = [&](int epoch, int step) {
-    double total = 0.0;
-    for (std::size_t f = 0; f < train.size(); ++f) {
-      const TrainingFamily& fam = train[f];
-      Rng rng(draw_seed(o.seed, epoch, step, f));
+    const double total = sum_shard_losses_and_gradients(comm, arena, num_families, [&](int64_t f) {
+      const TrainingFamily& fam = train[static_cast<std::size_t>(f)];
+      Rng rng(draw_seed(o.seed, epoch, step, static_cast<std::size_t>(f)));
       const int64_t L = fam.features.length(), width = std::min(L, o.crop);
       const auto begin = static_cast<int64_t>(rng.below(static_cast<uint64_t>(L - width + 1)));
       const std::vector<int64_t> rows = sample_rows(fam.features.alignment.num_sequences(), depth, rng);
       const ContactModelInput input = make_model_input(fam.features, begin, width, rows, model.options().neighbour_scores);
       const Var loss = contact_loss(model.forward(input, rng.split()), input, fam.truth, o.min_separation);
-      if (!loss.defined()) continue;
-      total += loss.value()[0];
+      if (!loss.defined()) return 0.0;
       ops::scale(loss, static_cast<float>(inv_families)).backward();
-    }
+      return double(loss.value()[0]);
+    });
     return total * inv_families;
   };
   auto train_step = [&](int epoch) {
@@ -204,23 +208,32 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
     return loss / o.steps_per_epoch;
   };
   const std::vector<TrainingFamily>& scored = validation.empty() ? train : validation;
+  // Per scored family: loss, whether it had one, long-range P@L/5, P@L/2.
+  constexpr int64_t kScores = 4;
   auto evaluate = [&]() {
     model.eval();
-    EvalMetrics m;
-    double loss = 0.0, top_l5 = 0.0, top_l2 = 0.0;
-    int counted = 0;
-    for (const TrainingFamily& f : scored) {
+    const auto num_scored = static_cast<int64_t>(scored.size());
+    const ShardRange own = shard_range(num_scored, comm.rank(), comm.size());
+    std::vector<double> local;  // [own families, kScores]
+    for (int64_t s = own.begin; s < own.end; ++s) {
+      const TrainingFamily& f = scored[static_cast<std::size_t>(s)];
       const ContactModelInput input = whole_family_input(model, f.features);  // what prediction reads
       const Var logits = model.forward(input);  // [L, L]
       const Var l = contact_loss(logits, input, f.truth, o.min_separation);
-      if (l.defined()) {
-        loss += l.value()[0];
-        ++counted;
-      }
       // The sigmoid keeps the order, so the logits rank the pairs as the probabilities do.
       const ContactPrecision c = evaluate_contacts(logits.value(), f.truth);
-      top_l5 += c.long_range.top_l5;
-      top_l2 += c.long_range.top_l2;
+      local.insert(local.end(), {l.defined() ? double(l.value()[0]) : 0.0, l.defined() ? 1.0 : 0.0,
+                                 c.long_range.top_l5, c.long_range.top_l2});
+    }
+    const std::vector<double> all = gather_shard_values(comm, num_scored, local, kScores);  // [families, kScores]
+    EvalMetrics m;
+    double loss = 0.0, top_l5 = 0.0, top_l2 = 0.0;
+    int counted = 0;
+    for (int64_t s = 0; s < num_scored; ++s) {  // in family order: the bits of one rank
+      loss += all[s * kScores];
+      counted += all[s * kScores + 1] > 0.0 ? 1 : 0;
+      top_l5 += all[s * kScores + 2];
+      top_l2 += all[s * kScores + 3];
     }
     m.val_loss = counted > 0 ? loss / counted : 0.0;
     m.val_metric = top_l5 / static_cast<double>(scored.size());

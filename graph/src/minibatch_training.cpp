@@ -6,6 +6,7 @@
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/random.hpp"
+#include "attend/core/shard_reduction.hpp"
 
 namespace attend::graph {
 
@@ -47,19 +48,19 @@ Var shard_loss(const NodeClassifier& model, const GraphContext& graph, const std
                     static_cast<float>(seeds.size()) / static_cast<float>(batch_size));
 }
 
-double minibatch_gradient(const NodeClassifier& model, const GraphContext& graph, const std::vector<int64_t>& labels,
-                          const NodeFeatureRows& rows, const MiniBatchOptions& o, const MiniBatchKeys& keys,
+double minibatch_gradient(const NodeClassifier& model, ParameterArena& arena, const Communicator& comm,
+                          const GraphContext& graph, const std::vector<int64_t>& labels, const NodeFeatureRows& rows,
+                          const MiniBatchOptions& o, const MiniBatchKeys& keys,
                           const std::vector<int64_t>& batch_seeds, uint64_t batch) {
   const std::vector<std::vector<int64_t>> shards = batch_shards(batch_seeds, o.shards);
   const auto batch_size = static_cast<int64_t>(batch_seeds.size());
-  double loss = 0.0;
-  for (std::size_t k = 0; k < shards.size(); ++k) {
-    if (shards[k].empty()) continue;
-    Var shard = shard_loss(model, graph, labels, rows, o, keys, shards[k], batch, static_cast<int64_t>(k), batch_size);
+  return sum_shard_losses_and_gradients(comm, arena, o.shards, [&](int64_t k) {
+    const std::vector<int64_t>& seeds = shards[static_cast<std::size_t>(k)];
+    if (seeds.empty()) return 0.0;
+    Var shard = shard_loss(model, graph, labels, rows, o, keys, seeds, batch, k, batch_size);
     shard.backward();
-    loss += shard.value().item();
-  }
-  return loss;
+    return static_cast<double>(shard.value().item());
+  });
 }
 
 }  // namespace attend::graph

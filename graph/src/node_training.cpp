@@ -129,6 +129,16 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   to.restore_best = !d.val.empty() && to.patience > 0;
   to.metric_name = d.val.empty() ? "train_acc" : "val_acc";
   to.progress = options.progress;
+  const Communicator& comm = options.communicator != nullptr ? *options.communicator : Communicator::self();
+  if (comm.size() > 1 && !options.minibatch) {
+    throw InputError("training on " + std::to_string(comm.size()) +
+                     " processes spreads mini-batches over them: it needs sampled mini-batch training (--fanouts)");
+  }
+  if (options.minibatch && options.minibatch->shards < comm.size()) {
+    throw InputError("training on " + std::to_string(comm.size()) + " processes needs at least as many shards per batch, got " +
+                     std::to_string(options.minibatch->shards) + " (--shards)");
+  }
+  if (!comm.is_root()) to.progress.mode = ProgressMode::kSilent;
   Trainer trainer(arena, *optimizer, to);
 
   const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
@@ -186,7 +196,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
             ATTEND_CHECK(epoch == batches_epoch, "batches of epoch " << batches_epoch << " asked for epoch " << epoch);
             model->train();
             const auto number = static_cast<uint64_t>(epoch) * batches.size() + static_cast<uint64_t>(b);
-            const double loss = minibatch_gradient(*model, data.graph, d.labels, rows, mb, keys, batches[b], number);
+            const double loss =
+                minibatch_gradient(*model, arena, comm, data.graph, d.labels, rows, mb, keys, batches[b], number);
             add_layer_weight_decay(arena, spec.layer_weight_decay);
             return loss;
           },
@@ -223,10 +234,11 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
     if (options.minibatch) {
       const MiniBatchOptions& mb = *options.minibatch;
-      checkpoint.model["training"] = {{"sampled", true}, {"fanouts", mb.sampler.fanouts}, {"batch_size", mb.batch_size},
+      checkpoint.model["training"] = {{"sampled", true},          {"fanouts", mb.sampler.fanouts},
+                                      {"batch_size", mb.batch_size}, {"shards", mb.shards},
                                       {"replace", mb.sampler.replace}, {"per_relation", mb.sampler.per_relation}};
     }
-    if (!options.save_path.empty()) save_checkpoint(options.save_path, checkpoint);
+    if (!options.save_path.empty() && comm.is_root()) save_checkpoint(options.save_path, checkpoint);
     if (options.checkpoint_out != nullptr) *options.checkpoint_out = std::move(checkpoint);
   }
   return result;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attend/core/communicator.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/parameter_arena.hpp"
@@ -95,10 +96,10 @@ std::vector<float> trained_parameters(const PreparedNodeData& data, const NodeMo
 }
 
 // The gradient of a model's parameters after `accumulate` ran its backward passes.
-std::vector<float> gradient_of(NodeClassifier& model, const std::function<void()>& accumulate) {
+std::vector<float> gradient_of(NodeClassifier& model, const std::function<void(ParameterArena&)>& accumulate) {
   ParameterArena arena(model.named_parameters());
   arena.zero_grad();
-  accumulate();
+  accumulate(arena);
   return std::vector<float>(arena.grads().begin(), arena.grads().end());
 }
 
@@ -160,22 +161,24 @@ TEST_CASE("with fan-outs -1 and the whole training split as one batch the gradie
                                                {{"type", "gcn"}, {"config", {{"in_channels", 8}, {"out_channels", 2}, {"seed", 2}}}}})}};
   NodeClassifier model(config, registry);
   model.train();  // no dropout in this model: training mode draws nothing
-  const std::vector<float> full = gradient_of(model, [&] {
+  const std::vector<float> full = gradient_of(model, [&](ParameterArena&) {
     ops::cross_entropy(model.forward(data.features, data.graph, 0), d.labels, d.train).backward();
   });
   const MiniBatchOptions o = minibatch({-1, -1}, 60);
   const MiniBatchKeys keys = minibatch_keys(0);
   const NodeFeatureRows rows = in_memory_rows(data.features);
-  const std::vector<float> sampled =
-      gradient_of(model, [&] { minibatch_gradient(model, data.graph, d.labels, rows, o, keys, d.train, 0); });
+  const std::vector<float> sampled = gradient_of(model, [&](ParameterArena& arena) {
+    minibatch_gradient(model, arena, Communicator::self(), data.graph, d.labels, rows, o, keys, d.train, 0);
+  });
   check_close(sampled, full, 1e-6);
   CHECK(std::any_of(full.begin(), full.end(), [](float g) { return std::fabs(g) > 1e-3f; }));
 
   SECTION("a batch cut into shards has the gradient of the whole batch") {
     MiniBatchOptions sharded = minibatch({-1, -1}, 60);
     sharded.shards = 4;
-    const std::vector<float> in_shards =
-        gradient_of(model, [&] { minibatch_gradient(model, data.graph, d.labels, rows, sharded, keys, d.train, 0); });
+    const std::vector<float> in_shards = gradient_of(model, [&](ParameterArena& arena) {
+      minibatch_gradient(model, arena, Communicator::self(), data.graph, d.labels, rows, sharded, keys, d.train, 0);
+    });
     check_close(in_shards, full, 1e-6);
   }
 }

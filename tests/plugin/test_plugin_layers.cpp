@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "attend/core/communicator.hpp"
 #include "attend/core/ops/loss.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/plugin_loader.hpp"
@@ -208,7 +209,7 @@ TEST_CASE("a plugin layer trains on sampled blocks unchanged", "[plugin]") {
   MiniBatchOptions o;
   o.sampler.fanouts = {-1, -1};
   o.batch_size = static_cast<int64_t>(train.size());
-  minibatch_gradient(model, g, labels, in_memory_rows(x), o, minibatch_keys(0), train, 0);
+  minibatch_gradient(model, arena, Communicator::self(), g, labels, in_memory_rows(x), o, minibatch_keys(0), train, 0);
   REQUIRE(arena.grads().size() == full.size());
   double largest = 0.0, plugin_norm = 0.0;
   for (std::size_t i = 0; i < full.size(); ++i) largest = std::max(largest, std::fabs(double(arena.grads()[i]) - full[i]));

@@ -14,6 +14,14 @@
 /// |i - j| >= min_separation, averaged per family, then over the families. After every epoch
 /// the validation families (or, without any, the training families) are predicted whole and
 /// scored by their mean long-range precision at L/5 (the metric; L/2 is reported too).
+///
+/// Data-parallel (`mpirun -np K attend contacts train`): every family of a batch is a shard
+/// (shard_reduction.hpp). Rank r computes the gradients of its contiguous share of the
+/// families, the shard gradients are summed in the fixed bisection-tree order, and every rank
+/// takes the same clipped Adam step; the validation families are spread the same way and their
+/// scores gathered in family order. The model, losses and metrics have the bits of one rank for
+/// any K up to the number of families (larger K: the extra ranks idle). Rank 0 alone writes
+/// the checkpoint and shows progress.
 
 #include <cstdint>
 #include <string>
@@ -24,6 +32,7 @@
 #include "attend/bio/contact_model.hpp"
 #include "attend/core/adam.hpp"
 #include "attend/core/checkpoint.hpp"
+#include "attend/core/communicator.hpp"
 #include "attend/core/trainer.hpp"
 
 namespace attend::bio {
@@ -64,6 +73,9 @@ struct ContactTrainOptions {
   /// Written atomically after every epoch when not empty (model, Adam, trainer state).
   std::string checkpoint_path;
   ProgressOptions progress;
+  /// The ranks a batch's families are spread over (the file comment); null: this process
+  /// alone. Every rank of it must call `train_contact_model` with the same options and data.
+  const Communicator* communicator = nullptr;
 };
 
 /// The loss of one window: mean binary cross-entropy of `logits` [W, W] over the pairs of

@@ -21,14 +21,16 @@
 ///   (the sampler's counters); the dropout masks by (seed, batch number, shard). The batch
 ///   number counts over the run (epoch * batches per epoch + batch). A shard computed by
 ///   another process from the same seed and numbers draws the same numbers.
-/// On one process the shards run in order and their gradients accumulate in the parameter
-/// arena; `shards` is 1 unless a data-parallel driver asks for more (the same `shards` gives
-/// the same batches whatever the number of processes).
+/// The shards' gradients are added in the fixed tree order of core's shard_reduction.hpp,
+/// spread over the ranks of a Communicator (`mpirun -np K`, K <= shards) or all on this
+/// process: the same `shards` gives the same bits whatever the number of processes.
 
 #include <cstdint>
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
+#include "attend/core/communicator.hpp"
+#include "attend/core/parameter_arena.hpp"
 #include "attend/graph/graph_context.hpp"
 #include "attend/graph/neighbor_sampler.hpp"
 #include "attend/graph/node_classifier.hpp"
@@ -69,11 +71,14 @@ Var shard_loss(const NodeClassifier& model, const GraphContext& graph, const std
                const NodeFeatureRows& rows, const MiniBatchOptions& options, const MiniBatchKeys& keys,
                const std::vector<int64_t>& seeds, uint64_t batch, int64_t shard, int64_t batch_size);
 
-/// One batch's gradient, accumulated in the model's parameters: shard_loss and backward for
-/// each of its shards in order. Returns the batch's loss (the sum of the shards' losses: the
-/// mean cross-entropy over the batch).
-double minibatch_gradient(const NodeClassifier& model, const GraphContext& graph, const std::vector<int64_t>& labels,
-                          const NodeFeatureRows& rows, const MiniBatchOptions& options, const MiniBatchKeys& keys,
+/// One batch's gradient, left in `arena` (the model's parameters' arena; what it held is
+/// replaced): shard_loss and backward for each shard, the shards spread over the ranks of
+/// `comm` and their gradients summed in the tree order (sum_shard_losses_and_gradients).
+/// Returns the batch's loss (the sum of the shards' losses in shard order: the mean
+/// cross-entropy over the batch), the same on every rank. Collective.
+double minibatch_gradient(const NodeClassifier& model, ParameterArena& arena, const Communicator& comm,
+                          const GraphContext& graph, const std::vector<int64_t>& labels, const NodeFeatureRows& rows,
+                          const MiniBatchOptions& options, const MiniBatchKeys& keys,
                           const std::vector<int64_t>& batch_seeds, uint64_t batch);
 
 }  // namespace attend::graph

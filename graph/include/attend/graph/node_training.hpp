@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attend/core/checkpoint.hpp"
+#include "attend/core/communicator.hpp"
 #include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
@@ -58,6 +59,11 @@ struct NodeRunOptions {
   std::optional<MiniBatchOptions> minibatch;
   /// How the validation split is scored after every epoch and both splits at the end.
   InferenceOptions inference;
+  /// Mini-batch training only: the ranks each batch's shards are spread over (`mpirun`,
+  /// shard_reduction.hpp); null: this process alone. Every rank trains the same model (the
+  /// same bits as one process with the same `minibatch->shards`, for up to that many ranks);
+  /// rank 0 alone shows progress and writes `save_path`.
+  const Communicator* communicator = nullptr;
 };
 
 /// One epoch of a training run: the training loss of its step (training mode, dropout on)
