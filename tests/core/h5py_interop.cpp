@@ -32,22 +32,10 @@ attend::Tensor pattern(int64_t rows, int64_t cols) {
   return t;
 }
 
-const char* kScript = R"PY(
+const std::string kScript = std::string(attend::testing::kH5pyPrelude) + R"PY(
 import json
-import sys
-try:
-    import h5py
-    import numpy as np
-except ImportError as error:
-    print("skipped: h5py is not installed for /usr/bin/python3 (%s)" % error)
-    sys.exit(77)
 
 checkpoint, store = sys.argv[1], sys.argv[2]
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED: " + what)
-        sys.exit(1)
 
 with h5py.File(checkpoint, "r") as f:
     schema = f.attrs["schema"]

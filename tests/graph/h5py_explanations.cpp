@@ -19,19 +19,7 @@ namespace {
 using attend::testing::kPython;
 using attend::testing::kSkip;
 
-const char* kScript = R"PY(
-import sys
-try:
-    import h5py
-    import numpy as np
-except ImportError as error:
-    print("skipped: h5py is not installed for /usr/bin/python3 (%s)" % error)
-    sys.exit(77)
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED: " + what)
-        sys.exit(1)
+const std::string kScript = std::string(attend::testing::kH5pyPrelude) + R"PY(
 
 with h5py.File(sys.argv[1], "r") as f:
     expect(f.attrs["schema"] == "attend.explanations" and int(f.attrs["schema_version"]) == 1, "schema")

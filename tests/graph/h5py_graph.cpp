@@ -25,22 +25,10 @@ using attend::testing::kPython;
 using attend::testing::kSkip;
 
 // Reads the source files itself (gzip text, TSV) and compares every array of the graph files.
-const char* kScript = R"PY(
+const std::string kScript = std::string(attend::testing::kH5pyPrelude) + R"PY(
 import gzip
-import sys
-try:
-    import h5py
-    import numpy as np
-except ImportError as error:
-    print("skipped: h5py is not installed for /usr/bin/python3 (%s)" % error)
-    sys.exit(77)
 
 cora_dir, cora_h5, tsv, kg_h5, dense_h5, contiguous_h5 = sys.argv[1:7]
-
-def expect(cond, what):
-    if not cond:
-        print("FAILED: " + what)
-        sys.exit(1)
 
 def numbers(path):
     with gzip.open(path, "rt") as f:

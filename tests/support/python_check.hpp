@@ -14,6 +14,22 @@ namespace attend::testing {
 inline constexpr int kSkip = 77;
 inline constexpr const char* kPython = "/usr/bin/python3";
 
+/// The start of an h5py check script: exit 77 (skipped) without h5py or numpy, and
+/// `expect(cond, what)`, which prints "FAILED: what" and exits 1 when cond is false.
+inline constexpr const char* kH5pyPrelude = R"PY(import sys
+try:
+    import h5py
+    import numpy as np
+except ImportError as error:
+    print("skipped: h5py is not installed for /usr/bin/python3 (%s)" % error)
+    sys.exit(77)
+
+def expect(cond, what):
+    if not cond:
+        print("FAILED: " + what)
+        sys.exit(1)
+)PY";
+
 /// `kPython -I script args...`; the script exits 77 itself when h5py is missing.
 inline int run_python_check(const std::string& script, const std::vector<std::string>& args) {
   // -I: ignore PYTHONPATH / PYTHONHOME and the user site, which may belong to another Python.
