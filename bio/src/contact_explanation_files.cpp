@@ -9,6 +9,7 @@
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
+#include "attend/core/xml_escape.hpp"
 
 namespace attend::bio {
 
@@ -53,20 +54,6 @@ Tensor head_map(const Tensor& maps, int64_t h) {
 const ContactAttribution& attribution_of(const ContactExplanation& x) {
   ATTEND_CHECK(x.attribution.has_value(), "the explanation holds no attribution");
   return *x.attribution;
-}
-
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

@@ -14,26 +14,13 @@
 
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/xml_escape.hpp"
 
 namespace attend::graph {
 
 namespace {
 using Layout = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 using Point = boost::square_topology<>::point_type;
-
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Grey (t = 0) to red (t = 1) or blue (t = -1).
 std::string colour(double t) {
