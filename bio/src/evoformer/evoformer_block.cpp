@@ -4,7 +4,6 @@
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/recompute.hpp"
 #include "attend/core/registry.hpp"
@@ -12,52 +11,28 @@
 
 namespace attend::bio {
 
-EvoformerBlockOptions EvoformerBlockOptions::from_json(const Json& config) {
-  const std::string me = "evoformer_block";
-  check_option_keys(config,
-                    {"c_m", "c_z", "c_hidden_msa_att", "c_hidden_opm", "c_hidden_mul", "c_hidden_pair_att",
-                     "n_heads_msa", "n_heads_pair", "transition_n", "msa_dropout", "pair_dropout", "chunk_size",
-                     "checkpoint", "seed"},
-                    me);
-  EvoformerBlockOptions o;
-  o.c_m = option_required<int64_t>(config, "c_m", me);
-  o.c_z = option_required<int64_t>(config, "c_z", me);
-  o.c_hidden_msa_att = option_or(config, "c_hidden_msa_att", o.c_hidden_msa_att, me);
-  o.c_hidden_opm = option_or(config, "c_hidden_opm", o.c_hidden_opm, me);
-  o.c_hidden_mul = option_or(config, "c_hidden_mul", o.c_hidden_mul, me);
-  o.c_hidden_pair_att = option_or(config, "c_hidden_pair_att", o.c_hidden_pair_att, me);
-  o.n_heads_msa = option_or(config, "n_heads_msa", o.n_heads_msa, me);
-  o.n_heads_pair = option_or(config, "n_heads_pair", o.n_heads_pair, me);
-  o.transition_n = option_or(config, "transition_n", o.transition_n, me);
-  o.msa_dropout = option_or(config, "msa_dropout", o.msa_dropout, me);
-  o.pair_dropout = option_or(config, "pair_dropout", o.pair_dropout, me);
-  o.chunk_size = option_or(config, "chunk_size", o.chunk_size, me);
-  o.checkpoint = option_or(config, "checkpoint", o.checkpoint, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  using evoformer_detail::require_positive;
-  require_positive(me, "c_m", o.c_m);
-  require_positive(me, "c_z", o.c_z);
-  require_positive(me, "c_hidden_msa_att", o.c_hidden_msa_att);
-  require_positive(me, "c_hidden_opm", o.c_hidden_opm);
-  require_positive(me, "c_hidden_mul", o.c_hidden_mul);
-  require_positive(me, "c_hidden_pair_att", o.c_hidden_pair_att);
-  require_positive(me, "n_heads_msa", o.n_heads_msa);
-  require_positive(me, "n_heads_pair", o.n_heads_pair);
-  require_positive(me, "transition_n", o.transition_n);
-  if (o.msa_dropout < 0 || o.msa_dropout >= 1 || o.pair_dropout < 0 || o.pair_dropout >= 1) {
-    throw InputError(me + ": msa_dropout and pair_dropout must be in [0, 1)");
-  }
-  if (o.chunk_size < 0) throw InputError(me + ": option 'chunk_size' must be >= 0");
-  return o;
-}
-
-Json EvoformerBlockOptions::to_json() const {
-  return Json{{"c_m", c_m}, {"c_z", c_z}, {"c_hidden_msa_att", c_hidden_msa_att},
-              {"c_hidden_opm", c_hidden_opm}, {"c_hidden_mul", c_hidden_mul},
-              {"c_hidden_pair_att", c_hidden_pair_att}, {"n_heads_msa", n_heads_msa},
-              {"n_heads_pair", n_heads_pair}, {"transition_n", transition_n},
-              {"msa_dropout", msa_dropout}, {"pair_dropout", pair_dropout},
-              {"chunk_size", chunk_size}, {"checkpoint", checkpoint}, {"seed", seed}};
+const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
+  using O = EvoformerBlockOptions;
+  const OptionRange positive = OptionRange::positive();
+  static const OptionList<O> list =
+      OptionList<O>("evoformer_block")
+          .required("c_m", &O::c_m, "MSA channels", positive)
+          .required("c_z", &O::c_z, "pair channels", positive)
+          .add("c_hidden_msa_att", &O::c_hidden_msa_att, "channels per head of the MSA attentions", positive)
+          .add("c_hidden_opm", &O::c_hidden_opm, "outer product mean projection channels", positive)
+          .add("c_hidden_mul", &O::c_hidden_mul, "triangle multiplication channels", positive)
+          .add("c_hidden_pair_att", &O::c_hidden_pair_att, "channels per head of the triangle attentions", positive)
+          .add("n_heads_msa", &O::n_heads_msa, "heads of the MSA attentions", positive)
+          .add("n_heads_pair", &O::n_heads_pair, "heads of the triangle attentions", positive)
+          .add("transition_n", &O::transition_n, "hidden width factor of both transitions", positive)
+          .add("msa_dropout", &O::msa_dropout, "row-wise dropout after MSA row attention (training)",
+               OptionRange::fraction())
+          .add("pair_dropout", &O::pair_dropout, "row- or column-wise dropout after the triangle updates (training)",
+               OptionRange::fraction())
+          .add("chunk_size", &O::chunk_size, "handed to every attention; 0: automatic", OptionRange::at_least(0.0))
+          .add("checkpoint", &O::checkpoint, "recompute each module's intermediates in the backward pass")
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
 
 EvoformerBlock::EvoformerBlock(EvoformerBlockOptions o) : options_(o) {
@@ -129,6 +104,7 @@ void EvoformerBlock::register_into(Registry& registry) {
   registry.add("evoformer_block", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<EvoformerBlock>(EvoformerBlockOptions::from_json(config));
   });
+  registry.document("evoformer_block", EvoformerBlockOptions::option_list().docs());
 }
 
 }  // namespace attend::bio

@@ -2,7 +2,6 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/shape.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -10,25 +9,17 @@ namespace attend::bio {
 
 using evoformer_detail::LayerNormModule;
 
-MsaColumnAttentionOptions MsaColumnAttentionOptions::from_json(const Json& config) {
-  const std::string me = "msa_column_attention";
-  check_option_keys(config, {"c_m", "c_hidden", "n_heads", "chunk_size", "seed"}, me);
-  MsaColumnAttentionOptions o;
-  o.c_m = option_required<int64_t>(config, "c_m", me);
-  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, me);
-  o.n_heads = option_or(config, "n_heads", o.n_heads, me);
-  o.chunk_size = option_or(config, "chunk_size", o.chunk_size, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  evoformer_detail::require_positive(me, "c_m", o.c_m);
-  evoformer_detail::require_positive(me, "c_hidden", o.c_hidden);
-  evoformer_detail::require_positive(me, "n_heads", o.n_heads);
-  if (o.chunk_size < 0) throw InputError(me + ": option 'chunk_size' must be >= 0");
-  return o;
-}
-
-Json MsaColumnAttentionOptions::to_json() const {
-  return Json{{"c_m", c_m}, {"c_hidden", c_hidden}, {"n_heads", n_heads}, {"chunk_size", chunk_size},
-              {"seed", seed}};
+const OptionList<MsaColumnAttentionOptions>& MsaColumnAttentionOptions::option_list() {
+  using O = MsaColumnAttentionOptions;
+  static const OptionList<O> list =
+      OptionList<O>("msa_column_attention")
+          .required("c_m", &O::c_m, "MSA channels", OptionRange::positive())
+          .add("c_hidden", &O::c_hidden, "channels per head", OptionRange::positive())
+          .add("n_heads", &O::n_heads, "attention heads", OptionRange::positive())
+          .add("chunk_size", &O::chunk_size, "query rows per dense-attention work item; 0: automatic",
+               OptionRange::at_least(0.0))
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
 
 MsaColumnAttention::MsaColumnAttention(MsaColumnAttentionOptions options) : options_(options) {
@@ -54,6 +45,7 @@ void MsaColumnAttention::register_into(Registry& registry) {
   registry.add("msa_column_attention", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<MsaColumnAttention>(MsaColumnAttentionOptions::from_json(config));
   });
+  registry.document("msa_column_attention", MsaColumnAttentionOptions::option_list().docs());
 }
 
 }  // namespace attend::bio

@@ -2,7 +2,6 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -10,19 +9,15 @@ namespace attend::bio {
 
 using evoformer_detail::LayerNormModule;
 
-MsaTransitionOptions MsaTransitionOptions::from_json(const Json& config) {
-  const std::string me = "msa_transition";
-  check_option_keys(config, {"c_m", "n", "seed"}, me);
-  MsaTransitionOptions o;
-  o.c_m = option_required<int64_t>(config, "c_m", me);
-  o.n = option_or(config, "n", o.n, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  evoformer_detail::require_positive(me, "c_m", o.c_m);
-  evoformer_detail::require_positive(me, "n", o.n);
-  return o;
+const OptionList<MsaTransitionOptions>& MsaTransitionOptions::option_list() {
+  using O = MsaTransitionOptions;
+  static const OptionList<O> list =
+      OptionList<O>("msa_transition")
+          .required("c_m", &O::c_m, "channels", OptionRange::positive())
+          .add("n", &O::n, "hidden width factor: the hidden layer has n * c_m channels", OptionRange::positive())
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
-
-Json MsaTransitionOptions::to_json() const { return Json{{"c_m", c_m}, {"n", n}, {"seed", seed}}; }
 
 MsaTransition::MsaTransition(MsaTransitionOptions options) : options_(options) {
   using evoformer_detail::Init;
@@ -48,6 +43,7 @@ void MsaTransition::register_into(Registry& registry) {
   registry.add("msa_transition", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<MsaTransition>(MsaTransitionOptions::from_json(config));
   });
+  registry.document("msa_transition", MsaTransitionOptions::option_list().docs());
 }
 
 }  // namespace attend::bio

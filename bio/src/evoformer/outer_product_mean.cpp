@@ -6,7 +6,6 @@
 #include "attend/core/error.hpp"
 #include "attend/core/gemm.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
@@ -91,22 +90,16 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
   });
 }
 
-OuterProductMeanOptions OuterProductMeanOptions::from_json(const Json& config) {
-  const std::string me = "outer_product_mean";
-  check_option_keys(config, {"c_m", "c_z", "c_hidden", "seed"}, me);
-  OuterProductMeanOptions o;
-  o.c_m = option_required<int64_t>(config, "c_m", me);
-  o.c_z = option_required<int64_t>(config, "c_z", me);
-  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  evoformer_detail::require_positive(me, "c_m", o.c_m);
-  evoformer_detail::require_positive(me, "c_z", o.c_z);
-  evoformer_detail::require_positive(me, "c_hidden", o.c_hidden);
-  return o;
-}
-
-Json OuterProductMeanOptions::to_json() const {
-  return Json{{"c_m", c_m}, {"c_z", c_z}, {"c_hidden", c_hidden}, {"seed", seed}};
+const OptionList<OuterProductMeanOptions>& OuterProductMeanOptions::option_list() {
+  using O = OuterProductMeanOptions;
+  static const OptionList<O> list =
+      OptionList<O>("outer_product_mean")
+          .required("c_m", &O::c_m, "MSA channels", OptionRange::positive())
+          .required("c_z", &O::c_z, "pair channels", OptionRange::positive())
+          .add("c_hidden", &O::c_hidden, "channels of the two projections (the outer product has c_hidden^2)",
+               OptionRange::positive())
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
 
 OuterProductMean::OuterProductMean(OuterProductMeanOptions options) : options_(options) {
@@ -139,6 +132,7 @@ void OuterProductMean::register_into(Registry& registry) {
   registry.add("outer_product_mean", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<OuterProductMean>(OuterProductMeanOptions::from_json(config));
   });
+  registry.document("outer_product_mean", OuterProductMeanOptions::option_list().docs());
 }
 
 }  // namespace attend::bio

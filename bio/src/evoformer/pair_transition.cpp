@@ -2,7 +2,6 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -10,19 +9,15 @@ namespace attend::bio {
 
 using evoformer_detail::LayerNormModule;
 
-PairTransitionOptions PairTransitionOptions::from_json(const Json& config) {
-  const std::string me = "pair_transition";
-  check_option_keys(config, {"c_z", "n", "seed"}, me);
-  PairTransitionOptions o;
-  o.c_z = option_required<int64_t>(config, "c_z", me);
-  o.n = option_or(config, "n", o.n, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  evoformer_detail::require_positive(me, "c_z", o.c_z);
-  evoformer_detail::require_positive(me, "n", o.n);
-  return o;
+const OptionList<PairTransitionOptions>& PairTransitionOptions::option_list() {
+  using O = PairTransitionOptions;
+  static const OptionList<O> list =
+      OptionList<O>("pair_transition")
+          .required("c_z", &O::c_z, "channels", OptionRange::positive())
+          .add("n", &O::n, "hidden width factor: the hidden layer has n * c_z channels", OptionRange::positive())
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
-
-Json PairTransitionOptions::to_json() const { return Json{{"c_z", c_z}, {"n", n}, {"seed", seed}}; }
 
 PairTransition::PairTransition(PairTransitionOptions options) : options_(options) {
   using evoformer_detail::Init;
@@ -48,6 +43,7 @@ void PairTransition::register_into(Registry& registry) {
   registry.add("pair_transition", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<PairTransition>(PairTransitionOptions::from_json(config));
   });
+  registry.document("pair_transition", PairTransitionOptions::option_list().docs());
 }
 
 }  // namespace attend::bio

@@ -2,7 +2,6 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/shape.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -10,24 +9,20 @@ namespace attend::bio {
 
 using evoformer_detail::LayerNormModule;
 
-TriangleAttentionOptions TriangleAttentionOptions::from_json(const Json& config, const std::string& owner) {
-  check_option_keys(config, {"c_z", "c_hidden", "n_heads", "chunk_size", "seed"}, owner);
-  TriangleAttentionOptions o;
-  o.c_z = option_required<int64_t>(config, "c_z", owner);
-  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, owner);
-  o.n_heads = option_or(config, "n_heads", o.n_heads, owner);
-  o.chunk_size = option_or(config, "chunk_size", o.chunk_size, owner);
-  o.seed = option_or(config, "seed", o.seed, owner);
-  evoformer_detail::require_positive(owner, "c_z", o.c_z);
-  evoformer_detail::require_positive(owner, "c_hidden", o.c_hidden);
-  evoformer_detail::require_positive(owner, "n_heads", o.n_heads);
-  if (o.chunk_size < 0) throw InputError(owner + ": option 'chunk_size' must be >= 0");
-  return o;
-}
-
-Json TriangleAttentionOptions::to_json() const {
-  return Json{{"c_z", c_z}, {"c_hidden", c_hidden}, {"n_heads", n_heads}, {"chunk_size", chunk_size},
-              {"seed", seed}};
+const OptionList<TriangleAttentionOptions>& TriangleAttentionOptions::option_list(bool starting_node) {
+  using O = TriangleAttentionOptions;
+  const auto make = [](const char* owner) {
+    return OptionList<O>(owner)
+        .required("c_z", &O::c_z, "pair channels", OptionRange::positive())
+        .add("c_hidden", &O::c_hidden, "channels per head", OptionRange::positive())
+        .add("n_heads", &O::n_heads, "attention heads", OptionRange::positive())
+        .add("chunk_size", &O::chunk_size, "query rows per dense-attention work item; 0: automatic",
+             OptionRange::at_least(0.0))
+        .add("seed", &O::seed, "seeds the initialisation");
+  };
+  static const OptionList<O> first = make("triangle_attention_starting_node");
+  static const OptionList<O> second = make("triangle_attention_ending_node");
+  return starting_node ? first : second;
 }
 
 TriangleAttention::TriangleAttention(TriangleAttentionOptions options, bool starting)
@@ -63,12 +58,14 @@ Var TriangleAttention::forward(const Var& z) const {
 void TriangleAttention::register_into(Registry& registry) {
   registry.add("triangle_attention_starting_node", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<TriangleAttention>(
-        TriangleAttentionOptions::from_json(config, "triangle_attention_starting_node"), true);
+        TriangleAttentionOptions::from_json(config, true), true);
   });
   registry.add("triangle_attention_ending_node", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<TriangleAttention>(
-        TriangleAttentionOptions::from_json(config, "triangle_attention_ending_node"), false);
+        TriangleAttentionOptions::from_json(config, false), false);
   });
+  registry.document("triangle_attention_starting_node", TriangleAttentionOptions::option_list(true).docs());
+  registry.document("triangle_attention_ending_node", TriangleAttentionOptions::option_list(false).docs());
 }
 
 }  // namespace attend::bio

@@ -5,7 +5,6 @@
 #include "attend/core/ops/batched_matmul.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/shape.hpp"
-#include "attend/core/options_json.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -13,20 +12,17 @@ namespace attend::bio {
 
 using evoformer_detail::LayerNormModule;
 
-TriangleMultiplicationOptions TriangleMultiplicationOptions::from_json(const Json& config,
-                                                                       const std::string& owner) {
-  check_option_keys(config, {"c_z", "c_hidden", "seed"}, owner);
-  TriangleMultiplicationOptions o;
-  o.c_z = option_required<int64_t>(config, "c_z", owner);
-  o.c_hidden = option_or(config, "c_hidden", o.c_hidden, owner);
-  o.seed = option_or(config, "seed", o.seed, owner);
-  evoformer_detail::require_positive(owner, "c_z", o.c_z);
-  evoformer_detail::require_positive(owner, "c_hidden", o.c_hidden);
-  return o;
-}
-
-Json TriangleMultiplicationOptions::to_json() const {
-  return Json{{"c_z", c_z}, {"c_hidden", c_hidden}, {"seed", seed}};
+const OptionList<TriangleMultiplicationOptions>& TriangleMultiplicationOptions::option_list(bool outgoing) {
+  using O = TriangleMultiplicationOptions;
+  const auto make = [](const char* owner) {
+    return OptionList<O>(owner)
+        .required("c_z", &O::c_z, "pair channels", OptionRange::positive())
+        .add("c_hidden", &O::c_hidden, "channels of the a and b edges", OptionRange::positive())
+        .add("seed", &O::seed, "seeds the initialisation");
+  };
+  static const OptionList<O> first = make("triangle_multiplication_outgoing");
+  static const OptionList<O> second = make("triangle_multiplication_incoming");
+  return outgoing ? first : second;
 }
 
 TriangleMultiplication::TriangleMultiplication(TriangleMultiplicationOptions options, bool outgoing)
@@ -70,12 +66,14 @@ Var TriangleMultiplication::forward(const Var& z) const {
 void TriangleMultiplication::register_into(Registry& registry) {
   registry.add("triangle_multiplication_outgoing", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<TriangleMultiplication>(
-        TriangleMultiplicationOptions::from_json(config, "triangle_multiplication_outgoing"), true);
+        TriangleMultiplicationOptions::from_json(config, true), true);
   });
   registry.add("triangle_multiplication_incoming", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<TriangleMultiplication>(
-        TriangleMultiplicationOptions::from_json(config, "triangle_multiplication_incoming"), false);
+        TriangleMultiplicationOptions::from_json(config, false), false);
   });
+  registry.document("triangle_multiplication_outgoing", TriangleMultiplicationOptions::option_list(true).docs());
+  registry.document("triangle_multiplication_incoming", TriangleMultiplicationOptions::option_list(false).docs());
 }
 
 }  // namespace attend::bio

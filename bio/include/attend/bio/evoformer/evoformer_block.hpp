@@ -13,6 +13,7 @@
 #include "attend/bio/evoformer/triangle_attention.hpp"
 #include "attend/bio/evoformer/triangle_multiplication.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -37,8 +38,11 @@ struct EvoformerBlockOptions {
   bool checkpoint = true;          ///< recompute each module's intermediates in the backward
   uint64_t seed = 0;               ///< seeds the initialisation
 
-  static EvoformerBlockOptions from_json(const Json& config);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options
+  /// evoformer_block`).
+  static const OptionList<EvoformerBlockOptions>& option_list();
+  static EvoformerBlockOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// The block's output representations.

@@ -6,6 +6,7 @@
 
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -21,8 +22,10 @@ struct MsaColumnAttentionOptions {
   int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
   uint64_t seed = 0;       ///< seeds the initialisation
 
-  static MsaColumnAttentionOptions from_json(const Json& config);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options msa_column_attention`).
+  static const OptionList<MsaColumnAttentionOptions>& option_list();
+  static MsaColumnAttentionOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// Parameters: layer_norm_m (c_m), mha (GatedAttention over c_m).

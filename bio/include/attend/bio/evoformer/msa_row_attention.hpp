@@ -7,6 +7,7 @@
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -23,8 +24,10 @@ struct MsaRowAttentionOptions {
   int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
   uint64_t seed = 0;       ///< seeds the initialisation
 
-  static MsaRowAttentionOptions from_json(const Json& config);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options msa_row_attention`).
+  static const OptionList<MsaRowAttentionOptions>& option_list();
+  static MsaRowAttentionOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// Parameters: layer_norm_m (c_m), layer_norm_z (c_z), linear_z [c_z, n_heads] (no bias, AF2

@@ -7,6 +7,7 @@
 
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -21,8 +22,10 @@ struct OuterProductMeanOptions {
   int64_t c_hidden = 32;  ///< channels of the two projections (the outer product has c_hidden^2)
   uint64_t seed = 0;      ///< seeds the initialisation
 
-  static OuterProductMeanOptions from_json(const Json& config);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options outer_product_mean`).
+  static const OptionList<OuterProductMeanOptions>& option_list();
+  static OuterProductMeanOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// z[i, j] = sum_{c1, c2} (1/S sum_s a[s, i, c1] b[s, j, c2]) w[c1 * C + c2, :] for

@@ -6,6 +6,7 @@
 
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -19,8 +20,10 @@ struct PairTransitionOptions {
   int64_t n = 4;      ///< hidden width factor: the hidden layer has n * c_z channels
   uint64_t seed = 0;  ///< seeds the initialisation
 
-  static PairTransitionOptions from_json(const Json& config);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options pair_transition`).
+  static const OptionList<PairTransitionOptions>& option_list();
+  static PairTransitionOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// Parameters: layer_norm (c_z), linear_1 [c_z, n * c_z] (AF2 "relu" init: He normal),

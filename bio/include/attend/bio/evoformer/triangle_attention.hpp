@@ -8,6 +8,7 @@
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -23,8 +24,11 @@ struct TriangleAttentionOptions {
   int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
   uint64_t seed = 0;       ///< seeds the initialisation
 
-  static TriangleAttentionOptions from_json(const Json& config, const std::string& owner);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options
+  /// triangle_attention_starting_node`); the two registered names differ only in the name errors give.
+  static const OptionList<TriangleAttentionOptions>& option_list(bool starting_node);
+  static TriangleAttentionOptions from_json(const Json& config, bool starting_node) { return option_list(starting_node).from_json(config); }
+  Json to_json() const { return option_list(true).to_json(*this); }
 };
 
 /// Parameters: layer_norm (c_z), linear_b [c_z, n_heads] (no bias, AF2 default init),

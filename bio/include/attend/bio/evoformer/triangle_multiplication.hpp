@@ -7,6 +7,7 @@
 
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend {
 class Registry;
@@ -20,8 +21,11 @@ struct TriangleMultiplicationOptions {
   int64_t c_hidden = 128;  ///< channels of the a and b edges
   uint64_t seed = 0;       ///< seeds the initialisation
 
-  static TriangleMultiplicationOptions from_json(const Json& config, const std::string& owner);
-  Json to_json() const;
+  /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options
+  /// triangle_multiplication_outgoing`); the two registered names differ only in the name errors give.
+  static const OptionList<TriangleMultiplicationOptions>& option_list(bool outgoing);
+  static TriangleMultiplicationOptions from_json(const Json& config, bool outgoing) { return option_list(outgoing).from_json(config); }
+  Json to_json() const { return option_list(true).to_json(*this); }
 };
 
 /// Parameters: layer_norm_in (c_z), linear_a_p, linear_b_p [c_z, c_hidden] (AF2 default
