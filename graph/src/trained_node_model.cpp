@@ -4,6 +4,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/loss.hpp"
+#include "attend/graph/graph_store.hpp"
 #include "attend/graph/load_dataset.hpp"
 
 namespace attend::graph {
@@ -14,6 +15,19 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
   m.checkpoint = checkpoint;
   m.loaded = load_node_model(checkpoint, registry);
   m.data = prepare_node_data(load_node_dataset(data_path), m.loaded.normalize_features);
+  return m;
+}
+
+TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_path, const std::string& checkpoint,
+                                                     const Registry& registry, int64_t cache_bytes) {
+  if (!is_hdf5_file(data_path)) {
+    throw InputError(data_path, 0, "features out of core are read from an HDF5 graph file (attend convert --features-layout dense)");
+  }
+  TrainedNodeModel m;
+  m.checkpoint = checkpoint;
+  m.loaded = load_node_model(checkpoint, registry);
+  const Hdf5FeatureRowsOptions rows{cache_bytes, RowSelection::kHyperslabs, m.loaded.normalize_features};
+  m.data = prepare_node_data_out_of_core(load_graph_structure_h5(data_path, rows), BatchRows::kSparse);
   return m;
 }
 
