@@ -87,6 +87,7 @@ TEST_CASE("a saved model applied to the dataset on disk gives the trained model'
   } catch (const InputError& e) {
     CHECK(e.file() == tmp.file("model.h5"));
     CHECK(std::string(e.what()).find("predicts 3 classes, the dataset has 4") != std::string::npos);
+    CHECK(std::string(e.what()).find(tmp.file("four.h5")) != std::string::npos);  // the data named too
   }
 }
 

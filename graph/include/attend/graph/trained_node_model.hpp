@@ -16,6 +16,7 @@ namespace attend::graph {
 
 struct TrainedNodeModel {
   std::string checkpoint;  ///< the file it came from, named in errors
+  std::string data_path;   ///< the dataset it is applied to, named in errors
   LoadedNodeModel loaded;
   PreparedNodeData data;   ///< prepared as the model was trained (its feature normalisation)
 };
@@ -36,10 +37,10 @@ TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_pat
 /// Class logits [N, C] of every node (predict_logits, computed as `inference` says). Data the
 /// model does not fit, inference options it does not fit, or a model that predicts another
 /// number of classes than the dataset has, is an attend::InputError naming the checkpoint and
-/// the dataset.
+/// the dataset (its name and path).
 Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention = nullptr,
                     const InferenceOptions& inference = {});
-/// As above, for a model from anywhere (`source` names it in errors).
+/// As above, for a model from anywhere (`source` names it in errors, the dataset by its name).
 Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
                     std::vector<AttentionExport>* attention = nullptr, const InferenceOptions& inference = {});
 
