@@ -36,6 +36,13 @@ struct SamplingArgs {
   std::string inference = "full";
 };
 
+/// Where the node features are read from (the same options on train, evaluate and predict).
+struct FeatureArgs {
+  bool out_of_core = false;
+  double cache_mb = 256;
+  int64_t cache_bytes() const { return static_cast<int64_t>(cache_mb * 1024 * 1024); }
+};
+
 struct TrainArgs {
   std::string data, model = "gat", save, json, plot;
   int runs = 1, epochs = -1, patience = -1;
@@ -43,18 +50,19 @@ struct TrainArgs {
   double validation_fraction = 0.0;
   bool quiet = false;
   SamplingArgs sampling;
-  bool features_out_of_core = false;
-  double feature_cache_mb = 256;
+  FeatureArgs features;
 };
 
 struct PredictArgs {
   std::string data, checkpoint, out, attention;
   SamplingArgs sampling;
+  FeatureArgs features;
 };
 
 struct EvaluateArgs {
   std::string data, checkpoint, json;
   SamplingArgs sampling;
+  FeatureArgs features;
 };
 
 void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
@@ -83,6 +91,16 @@ void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
       ->capture_default_str()->type_name("full|layerwise|sampled");
   app->add_option("--inference-batch-size", s.inference_batch_size, "Nodes per batch of layerwise and sampled inference")
       ->check(at_least(1))->capture_default_str();
+}
+
+void add_feature_options(CLI::App* app, FeatureArgs& f, bool training) {
+  app->add_flag("--features-out-of-core", f.out_of_core,
+                std::string("Leave the node features in the graph file (.h5 with dense features) and read each "
+                            "batch's rows from it; needs ") +
+                    (training ? "--fanouts and " : "") + "--inference layerwise|sampled");
+  app->add_option("--feature-cache-mb", f.cache_mb, "With --features-out-of-core: MiB of feature rows kept in an LRU cache")
+      ->check(at_least(0.0))
+      ->capture_default_str();
 }
 
 /// The sampler options the command line gives (the seed is set by the caller).
@@ -180,12 +198,11 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
             << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
   };
   graph::PreparedNodeData data;
-  if (a.features_out_of_core) {
+  if (a.features.out_of_core) {
     if (!graph::is_hdf5_file(a.data)) {
       throw InputError(a.data, 0, "--features-out-of-core reads an HDF5 graph file (attend convert --features-layout dense)");
     }
-    const graph::Hdf5FeatureRowsOptions rows{static_cast<int64_t>(a.feature_cache_mb * 1024 * 1024),
-                                             RowSelection::kHyperslabs, spec.normalize_features};
+    const graph::Hdf5FeatureRowsOptions rows{a.features.cache_bytes(), RowSelection::kHyperslabs, spec.normalize_features};
     graph::GraphStructure structure = graph::load_graph_structure_h5(a.data, rows);
     prepare(structure.dataset, structure.features->cols());
     data = graph::prepare_node_data_out_of_core(std::move(structure));
@@ -268,16 +285,26 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   return 0;
 }
 
-/// The model and dataset of `evaluate` and `predict`, the dataset's warnings printed.
-graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const std::string& checkpoint, Context& ctx) {
-  graph::TrainedNodeModel m = graph::load_trained_node_model(data_path, checkpoint, ctx.registry);
+/// The model and dataset of `evaluate` and `predict` (the features in memory or left in the
+/// file), the dataset's warnings printed. Out of core, full inference is refused first.
+graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const std::string& checkpoint,
+                                            const FeatureArgs& features, const graph::InferenceOptions& inference,
+                                            Context& ctx) {
+  if (features.out_of_core && inference.mode == graph::InferenceMode::kFull) {
+    throw InputError("--features-out-of-core needs --inference layerwise or sampled (full inference reads the whole "
+                     "feature matrix)");
+  }
+  graph::TrainedNodeModel m =
+      features.out_of_core
+          ? graph::load_trained_node_model_out_of_core(data_path, checkpoint, ctx.registry, features.cache_bytes())
+          : graph::load_trained_node_model(data_path, checkpoint, ctx.registry);
   print_warnings(m.data.dataset, ctx.err);
   return m;
 }
 
 int run_evaluate(const EvaluateArgs& a, Context& ctx) {
   const graph::InferenceOptions inference = inference_options(a.sampling);
-  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
+  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, a.features, inference, ctx);
   const std::vector<graph::SplitScore> scores =
       graph::score_splits(graph::class_logits(m, nullptr, inference), m.data.dataset);
   nlohmann::json splits = nlohmann::json::object();
@@ -299,7 +326,7 @@ int run_predict(const PredictArgs& a, Context& ctx) {
   if (!a.attention.empty() && inference.mode != graph::InferenceMode::kFull) {
     throw InputError("--export-attention needs --inference full (the weights of the whole graph's edges)");
   }
-  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, ctx);
+  graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, a.features, inference, ctx);
   std::vector<graph::AttentionExport> attention;
   const Tensor probs =
       ops::softmax(Var(graph::class_logits(m, a.attention.empty() ? nullptr : &attention, inference))).value();  // [N, C]
@@ -352,13 +379,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
                           ->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
   add_sampling_options(train, t->sampling, true);
-  train->add_flag("--features-out-of-core", t->features_out_of_core,
-                  "Leave the node features in the graph file (.h5 with dense features) and read each batch's rows "
-                  "from it; needs --fanouts and --inference layerwise|sampled");
-  train->add_option("--feature-cache-mb", t->feature_cache_mb,
-                    "With --features-out-of-core: MiB of feature rows kept in an LRU cache")
-      ->check(at_least(0.0))
-      ->capture_default_str();
+  add_feature_options(train, t->features, true);
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
@@ -372,6 +393,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
       predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (.tsv / .csv: a table, else HDF5)")
           ->type_name("FILE"));
   add_sampling_options(predict, p->sampling, false);
+  add_feature_options(predict, p->features, false);
 
   auto e = std::make_shared<EvaluateArgs>();
   CLI::App* evaluate = app->add_subcommand("evaluate", "Accuracy and loss of a trained model on the dataset's splits");
@@ -383,6 +405,7 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
       evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
           ->type_name("FILE"));
   add_sampling_options(evaluate, e->sampling, false);
+  add_feature_options(evaluate, e->features, false);
 
   auto run = [&context, train, t, predict, p, e]() {
     if (train->parsed()) return run_train(*t, *train, context);

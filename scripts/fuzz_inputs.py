@@ -233,11 +233,17 @@ def build_seeds(attend, base):
         return graph_train("rgcn-aifb" if "rdf" in Path(f).name else str(models[0]))(rng, f, out)
 
     def graph_h5_dense_cmd(rng, f, out):
-        if rng.random() < 0.5:  # the rows read out of core, through the row cache
-            return ["node-classify", "train", "--data", f, "--model", str(models[0]), "--epochs", "2", "--fanouts",
-                    "3,3", "--batch-size", "4", "--inference", rng.choice(["sampled", "layerwise"]),
-                    "--features-out-of-core", "--feature-cache-mb", rng.choice(["0", "0.0001", "1"]), "--quiet",
-                    "--save", f"{out}/m.h5"]
+        draw = rng.random()
+        # the rows read out of core, through the row cache
+        out_of_core = ["--inference", rng.choice(["sampled", "layerwise"]), "--fanouts", "3,3",
+                       "--features-out-of-core", "--feature-cache-mb", rng.choice(["0", "0.0001", "1"])]
+        if draw < 0.35:
+            return ["node-classify", "train", "--data", f, "--model", str(models[0]), "--epochs", "2",
+                    "--batch-size", "4", "--quiet", "--save", f"{out}/m.h5"] + out_of_core
+        if draw < 0.6 and "planetoid" in Path(f).name:  # the graphs gat_checkpoint.h5 was trained on
+            scored = ["--data", f, "--checkpoint", str(h5 / "gat_checkpoint.h5")] + out_of_core
+            return rng.choice([["node-classify", "evaluate", "--json", f"{out}/e.json"] + scored,
+                               ["node-classify", "predict", "--out", f"{out}/p.tsv"] + scored])
         return graph_h5_cmd(rng, f, out)
 
     def checkpoint_cmd(rng, f, out):

@@ -46,4 +46,9 @@ NodeFeatures gather_node_features(FeatureRows& rows, const std::vector<int64_t>&
       SparseMatrix::from_triplets(n, rows.rows(), local, ids, std::vector<float>(ids.size(), 1.0f))));
 }
 
+NodeFeatures gather_sparse_node_features(FeatureRows& rows, const std::vector<int64_t>& ids) {
+  if (rows.cols() == 0) return gather_node_features(rows, ids);  // the identity's rows are sparse already
+  return NodeFeatures(std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(rows.gather(ids))));
+}
+
 }  // namespace attend::graph

@@ -60,7 +60,7 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
   return d;
 }
 
-PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure) {
+PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure, BatchRows form) {
   PreparedNodeData d;
   d.graph = GraphContext::from_dataset(structure.dataset);
   const int64_t n = structure.dataset.num_nodes;
@@ -70,9 +70,9 @@ PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure) {
   d.dataset = std::move(structure.dataset);
   auto rows = std::shared_ptr<FeatureRows>(std::move(structure.features));
   auto lock = std::make_shared<std::mutex>();
-  d.feature_rows = [rows, lock](const std::vector<int64_t>& ids) {
+  d.feature_rows = [rows, lock, form](const std::vector<int64_t>& ids) {
     const std::lock_guard<std::mutex> hold(*lock);
-    return gather_node_features(*rows, ids);
+    return form == BatchRows::kSparse ? gather_sparse_node_features(*rows, ids) : gather_node_features(*rows, ids);
   };
   return d;
 }
@@ -272,22 +272,31 @@ Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
   // A model applies only to data shaped like its training data: check before the layers do.
   const Json config = model.config();
   const Json& layers = config.at("layers");
+  const NodeDataset& d = data.dataset;
+  // The input width: F, or N for a featureless graph's identity (out of core `features` is empty).
+  const bool in_memory = data.features.is_sparse() || data.features.dense.defined();
+  const int64_t width = in_memory ? data.features.cols() : d.num_features() > 0 ? d.num_features() : d.num_nodes;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Json& c = layers[i].at("config");
-    if (i == 0 && c.contains("in_channels") && c["in_channels"].get<int64_t>() != data.features.cols()) {
+    if (i == 0 && c.contains("in_channels") && c["in_channels"].get<int64_t>() != width) {
       throw InputError("the model reads " + c["in_channels"].dump() + " input features per node (" +
-                       "the node count, for featureless graphs), the dataset has " + std::to_string(data.features.cols()));
+                       "the node count, for featureless graphs), the dataset has " + std::to_string(width));
     }
     if (c.contains("num_relations") && c["num_relations"].get<int64_t>() < data.graph.num_relations()) {
       throw InputError("the model knows " + c["num_relations"].dump() + " relations (inverses and self-loops included), " +
                        "the dataset's graph has " + std::to_string(data.graph.num_relations()));
     }
   }
+  if (data.feature_rows && inference.mode == InferenceMode::kFull) {
+    throw InputError("features out of core need layer-wise or sampled inference (--inference layerwise|sampled)");
+  }
   if (inference.mode != InferenceMode::kFull) {
     if (attention != nullptr) throw InputError("attention weights are exported by full-batch inference only");
     std::vector<int64_t> all(static_cast<std::size_t>(data.graph.num_nodes()));
     std::iota(all.begin(), all.end(), int64_t{0});
-    return infer_node_logits(model, data.graph, data.features, all, inference);
+    InferenceOptions o = inference;
+    if (!o.feature_rows) o.feature_rows = data.feature_rows;
+    return infer_node_logits(model, data.graph, data.features, all, o);
   }
   NoGradGuard no_grad;
   model.eval();

@@ -1,9 +1,11 @@
 // `attend node-classify train|evaluate|predict` run in process on a tiny dataset.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -220,6 +222,64 @@ TEST_CASE("node-classify trains on sampled mini-batches and scores in every infe
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(fs::exists(preds));
+}
+
+TEST_CASE("node-classify evaluate and predict with features out of core print and write what they do in memory",
+          "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string folder = write_two_cluster_dataset(tmp.path() / "tiny").string();
+  const std::string data = (tmp.path() / "dense.h5").string(), ckpt = (tmp.path() / "model.h5").string();
+  REQUIRE(run({"convert", "--graph", folder, "--to", data, "--features-layout", "dense", "--chunk-rows", "5"}).code == 0);
+  Result r = run({"node-classify", "train", "--data", data, "--model", "gat", "--epochs", "5", "--quiet", "--save", ckpt});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto read = [](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"--inference", "layerwise", "--inference-batch-size", "5"},
+        {"--inference", "sampled", "--fanouts", "2,1"}}) {
+    std::map<bool, std::string> printed, json, predictions;
+    for (const bool out_of_core : {false, true}) {
+      const std::string tag = mode[1] + (out_of_core ? "-file" : "-memory");
+      std::vector<std::string> evaluate{"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt, "--json",
+                                        (tmp.path() / (tag + ".json")).string()};
+      std::vector<std::string> predict{"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out",
+                                       (tmp.path() / (tag + ".tsv")).string()};
+      for (std::vector<std::string>* args : {&evaluate, &predict}) {
+        args->insert(args->end(), mode.begin(), mode.end());
+        if (out_of_core) args->insert(args->end(), {"--features-out-of-core", "--feature-cache-mb", "0.0001"});
+      }
+      r = run(evaluate);
+      INFO(tag << ": " << r.err);
+      REQUIRE(r.code == 0);
+      printed[out_of_core] = r.out;
+      REQUIRE(run(predict).code == 0);
+      json[out_of_core] = read(tmp.path() / (tag + ".json"));
+      predictions[out_of_core] = read(tmp.path() / (tag + ".tsv"));
+    }
+    CHECK(printed[true] == printed[false]);
+    CHECK(json[true] == json[false]);
+    CHECK(predictions[true] == predictions[false]);
+    CHECK(predictions[true].find("node\tlabel\tprobability") == 0);
+  }
+  // Full inference reads the whole matrix; a folder has no rows to read: one line, exit 2, no file.
+  const std::string out = (tmp.path() / "full.tsv").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", out,
+                                 "--features-out-of-core"},
+        {"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt, "--features-out-of-core", "--inference",
+         "full", "--json", out},
+        {"node-classify", "predict", "--data", folder, "--checkpoint", ckpt, "--out", out, "--features-out-of-core",
+         "--inference", "layerwise"}}) {
+    r = run(args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(args[3] == data ? "--inference layerwise or sampled" : "HDF5 graph file") != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(out));
 }
 
 TEST_CASE("node-classify refuses bad sampling options in one line", "[apps]") {

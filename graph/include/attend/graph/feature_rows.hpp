@@ -52,4 +52,11 @@ class InMemoryFeatureRows final : public FeatureRows {
 /// sampled_features gives them from identity_features.
 NodeFeatures gather_node_features(FeatureRows& rows, const std::vector<int64_t>& ids);
 
+/// As gather_node_features, the rows as a constant sparse NodeFeatures [n, F] of their
+/// non-zero values instead (SparseMatrix::from_dense): the input sampled_features gives a
+/// batch from the in-memory (sparse) features, so the model's first product adds the same
+/// terms in the same order (sparse_matmul) and inference gives the in-memory bits, which a
+/// dense product (blocked GEMM) does not.
+NodeFeatures gather_sparse_node_features(FeatureRows& rows, const std::vector<int64_t>& ids);
+
 }  // namespace attend::graph

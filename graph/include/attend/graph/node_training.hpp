@@ -40,13 +40,20 @@ struct PreparedNodeData {
 };
 PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features);
 
+/// How the rows read out of core reach a batch.
+enum class BatchRows {
+  kDense,   ///< a dense [n, F] (gather_node_features): the fastest product for dense features
+  kSparse,  ///< their non-zeros (gather_sparse_node_features): the bits of the in-memory features
+};
+
 /// A graph opened without its feature values (load_graph_structure_h5, whose options chose
-/// the cache and the normalisation) ready for training out of core: the graph views in
-/// memory, `feature_rows` reading the batches' rows through `structure.features` (serialised
-/// by a mutex), `features` empty and `dataset.features` of shape [N, F] without values (the
-/// model's input width). train_node_classifier then needs sampled mini-batch training and
-/// layer-wise or sampled inference.
-PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure);
+/// the cache and the normalisation) ready for training or inference out of core: the graph
+/// views in memory, `feature_rows` reading the batches' rows through `structure.features`
+/// (serialised by a mutex) in the form `rows` says, `features` empty and `dataset.features`
+/// of shape [N, F] without values (the model's input width). train_node_classifier then
+/// needs sampled mini-batch training and layer-wise or sampled inference; predict_logits
+/// needs layer-wise or sampled inference.
+PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure, BatchRows rows = BatchRows::kDense);
 
 struct NodeRunOptions {
   uint64_t seed = 0;
@@ -117,10 +124,11 @@ LoadedNodeModel node_model_from_checkpoint(const CheckpointData& checkpoint, con
                                            const std::string& source);
 
 /// Class logits [N, C] in evaluation mode (ops::softmax gives the probabilities), computed as
-/// `inference` says (node_inference.hpp); `attention`, when given, receives each layer's
-/// attention weights (full inference only). Throws attend::InputError when the data does not
-/// fit the model (another input width, more relations than it was built for) or the
-/// inference options do not.
+/// `inference` says (node_inference.hpp; data whose features stay in a file supplies their
+/// rows, and then needs layer-wise or sampled inference); `attention`, when given, receives
+/// each layer's attention weights (full inference only). Throws attend::InputError when the
+/// data does not fit the model (another input width, more relations than it was built for)
+/// or the inference options do not.
 Tensor predict_logits(NodeClassifier& model, const PreparedNodeData& data,
                       std::vector<AttentionExport>* attention = nullptr, const InferenceOptions& inference = {});
 

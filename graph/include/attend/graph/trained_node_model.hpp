@@ -16,6 +16,7 @@ namespace attend::graph {
 
 struct TrainedNodeModel {
   std::string checkpoint;  ///< the file it came from, named in errors
+  std::string data_path;   ///< the dataset it is applied to, named in errors
   LoadedNodeModel loaded;
   PreparedNodeData data;   ///< prepared as the model was trained (its feature normalisation)
 };
@@ -25,13 +26,21 @@ struct TrainedNodeModel {
 TrainedNodeModel load_trained_node_model(const std::string& data_path, const std::string& checkpoint,
                                          const Registry& registry);
 
+/// As load_trained_node_model with the node features left in the graph file at `data_path`
+/// (an attend.graph .h5 file, else an InputError; load_graph_structure_h5): their rows are
+/// read per batch through an LRU cache of `cache_bytes` (0: none), normalised as the model
+/// was trained, in the sparse form (BatchRows::kSparse). class_logits then needs layer-wise
+/// or sampled inference and gives the bits of the same mode with the features in memory.
+TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_path, const std::string& checkpoint,
+                                                     const Registry& registry, int64_t cache_bytes);
+
 /// Class logits [N, C] of every node (predict_logits, computed as `inference` says). Data the
 /// model does not fit, inference options it does not fit, or a model that predicts another
 /// number of classes than the dataset has, is an attend::InputError naming the checkpoint and
-/// the dataset.
+/// the dataset (its name and path).
 Tensor class_logits(TrainedNodeModel& m, std::vector<AttentionExport>* attention = nullptr,
                     const InferenceOptions& inference = {});
-/// As above, for a model from anywhere (`source` names it in errors).
+/// As above, for a model from anywhere (`source` names it in errors, the dataset by its name).
 Tensor class_logits(NodeClassifier& model, const PreparedNodeData& data, const std::string& source,
                     std::vector<AttentionExport>* attention = nullptr, const InferenceOptions& inference = {});
 
