@@ -65,6 +65,9 @@ struct ContactsArgs {
   bio::ContactTruthSource truth;
   std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
   int steps = 50;
+  std::string rule = "midpoint";
+  double max_gap = 0.0;
+  int max_steps = 2000;
   int64_t heads = 0;
   int max_iterations = 0;
   uint64_t seed = 0;
@@ -312,7 +315,7 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   const std::optional<bio::ContactMap> truth = load_truth(a.truth, input.alignment.sequence(0), L, a.msa, ctx.err);
   options.truth = truth ? &*truth : nullptr;
   if (!a.pair.empty()) options.pair = parse_pair(a.pair);
-  options.steps = a.steps;
+  options.path = {quadrature_from_name(a.rule), a.steps, a.max_gap, a.max_steps};
   if (a.heads > 0) options.factored.n_heads = a.heads;
   if (a.max_iterations > 0) {
     options.factored.optimizer.max_iterations = a.max_iterations;
@@ -355,7 +358,7 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   if (x.precision) json["precision"] = head_precision_json(*x.precision);
   if (x.attribution) {
     const bio::ContactAttribution& at = *x.attribution;
-    json["attribution"] = {{"pair", {at.i + 1, at.j + 1}}, {"input", "msa_features"}, {"steps", at.steps},
+    json["attribution"] = {{"pair", {at.i + 1, at.j + 1}}, {"input", "msa_features"}, {"steps", at.steps}, {"rule", quadrature_name(at.rule)},
                            {"logit", at.value}, {"baseline_logit", at.baseline_value},
                            {"completeness_gap", at.completeness_gap}};
   }
@@ -499,8 +502,19 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   contacts->add_option("--pair", c->pair,
                        "evoformer: the contact to attribute, 1-based columns (default: the top-scored pair at least 24 apart)")
       ->type_name("I,J");
-  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients midpoint steps (0: the heads only, no attribution)")
+  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients steps (0: the heads only, no attribution)")
       ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  contacts->add_option("--rule", c->rule, "evoformer: quadrature rule of the integrated gradients (midpoint, gauss-legendre)")
+      ->check(CLI::IsMember(quadrature_names()).description(""))
+      ->capture_default_str();
+  contacts->add_option("--max-gap", c->max_gap,
+                       "evoformer: refine the steps (midpoint x3, gauss-legendre x2) until the completeness gap is at "
+                       "most this fraction of |f(x) - f(0)| (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  contacts->add_option("--max-steps", c->max_steps, "evoformer with --max-gap: the most steps")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   contacts->add_option("--heads", c->heads, "factored: attention heads (default 16)")->check(at_least(1));
   contacts->add_option("--max-iterations", c->max_iterations,

@@ -8,7 +8,7 @@
 namespace attend::bio {
 
 ContactAttribution integrated_gradients_contact(const ContactModel& model, const ContactModelInput& input, int64_t i,
-                                                int64_t j, int steps, const PathProgressFn& progress) {
+                                                int64_t j, const PathSteps& path, const PathProgressFn& progress) {
   const int64_t S = input.msa.dim(0), W = input.msa.dim(1), C = input.msa.dim(2);
   ATTEND_CHECK(!model.is_training(), "integrated gradients of a contact need the model in evaluation mode");
   ATTEND_CHECK(0 <= i && i < j && j < W, "pair (" << i << ", " << j << ") outside 0 <= i < j < " << W);
@@ -22,16 +22,16 @@ ContactAttribution integrated_gradients_contact(const ContactModel& model, const
     logits.backward(seed);
     return PathGradient{logits.value()[i * W + j], msa.grad()};
   };
-  const PathIntegral path =
-      integrate_from_zero(input.msa, PathSteps{QuadratureKind::kMidpoint, steps}, 1, gradient, progress);
+  const PathIntegral integral = integrate_from_zero(input.msa, path, 1, gradient, progress);
   ContactAttribution out;
   out.i = i;
   out.j = j;
-  out.steps = steps;
-  out.attribution = path.attribution;  // [S, W, C]
-  out.value = path.value;
-  out.baseline_value = path.baseline_value;
-  out.completeness_gap = path.completeness_gap;
+  out.steps = integral.steps;
+  out.rule = path.rule;
+  out.attribution = integral.attribution;  // [S, W, C]
+  out.value = integral.value;
+  out.baseline_value = integral.baseline_value;
+  out.completeness_gap = integral.completeness_gap;
   out.per_sequence.assign(static_cast<std::size_t>(S), 0.0);
   out.per_column.assign(static_cast<std::size_t>(W), 0.0);
   for (int64_t s = 0; s < S; ++s)

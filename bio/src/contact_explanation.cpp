@@ -27,8 +27,8 @@ void check_options(const ContactExplainOptions& o, int64_t L, const std::string&
                            std::to_string(L));
     }
   }
-  if (o.steps < 0) throw InputError("--steps must be >= 0, got " + std::to_string(o.steps));
-  if (o.pair && o.steps == 0) throw InputError("--pair needs integrated-gradient steps (--steps >= 1)");
+  if (o.path.steps < 0) throw InputError("--steps must be >= 0, got " + std::to_string(o.path.steps));
+  if (o.pair && o.path.steps == 0) throw InputError("--pair needs integrated-gradient steps (--steps >= 1)");
 }
 
 void explain_factored(const AlignmentFeatures& input, const ContactExplainOptions& o, const ContactExplainProgress& progress,
@@ -51,12 +51,12 @@ void explain_evoformer(const AlignmentFeatures& input, const std::string& source
   const ContactModelInput model_input = whole_family_input(*model, features);
   x.scores = predict_contact_probabilities(*model, features);
   x.heads = evoformer_head_maps(*model, model_input);
-  if (o.steps == 0) return;  // the heads only
+  if (o.path.steps == 0) return;  // the heads only
   x.sequence_rows = whole_family_rows(*model, features);
   for (const int64_t row : x.sequence_rows) x.sequence_names.push_back(features.alignment.names[static_cast<std::size_t>(row)]);
   auto [i, j] = o.pair ? *o.pair : top_long_range_pair(x.scores);
   if (i > j) std::swap(i, j);
-  x.attribution = integrated_gradients_contact(*model, model_input, i, j, o.steps, progress.steps);
+  x.attribution = integrated_gradients_contact(*model, model_input, i, j, o.path, progress.steps);
 }
 
 }  // namespace

@@ -91,6 +91,7 @@ void save_contact_explanation(const std::string& path, const ContactExplanation&
     file.create_group("/attribution");
     file.write_int64("/attribution/pair", {a.i, a.j});
     file.set_attr("/attribution", "steps", a.steps);
+    file.set_attr("/attribution", "rule", quadrature_name(a.rule));
     file.set_attr("/attribution", "value", a.value);
     file.set_attr("/attribution", "baseline_value", a.baseline_value);
     file.set_attr("/attribution", "completeness_gap", a.completeness_gap);

@@ -110,6 +110,7 @@ TEST_CASE("explain contacts --method evoformer attributes a contact to columns a
   CHECK(file.read_int64("/attribution/pair") == std::vector<int64_t>{0, 27});
   CHECK(file.read_tensor("/attribution/per_column").shape() == (Shape{30}));
   CHECK(file.read_strings("/heads/name").front() == "block 0 head 0");
+  CHECK(file.get_attr_string("/attribution", "rule") == "midpoint");
 
   explain("2", "e2");
   for (const char* suffix : {".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
@@ -143,6 +144,8 @@ TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no
       {with({"--pair", "4,4"}), "two different columns"},
       {with({"--pair", "1;2"}), "expected two 1-based columns"},
       {with({"--pair", "1,2x"}), "expected two 1-based columns"},
+      {with({"--rule", "simpson"}), "--rule"},
+      {with({"--max-gap", "2"}), "--max-gap"},
       {{"explain", "contacts", "--msa", t.msa, "--method", "evoformer", "--steps", "0", "--pair", "1,9", "--out", out},
        "--steps >= 1"},
       {{"explain", "contacts", "--msa", t.msa, "--method", "factored", "--pair", "1,9", "--out", out}, "--method evoformer"},

@@ -37,7 +37,7 @@ with h5py.File(sys.argv[1], "r") as f:
     expect(np.allclose(f["precision/short_top_l5"][()], [0.0, 0.125, 0.375]), "short P@L/5")
     a = f["attribution"]
     expect(list(a["pair"][()]) == [0, 29], "pair")
-    expect(int(a.attrs["steps"]) == 50 and a.attrs["value"] == 1.5 and a.attrs["baseline_value"] == -0.5, "steps, values")
+    expect(int(a.attrs["steps"]) == 50 and a.attrs["rule"] == "gauss-legendre" and a.attrs["value"] == 1.5 and a.attrs["baseline_value"] == -0.5, "steps, values")
     expect(np.isclose(a.attrs["completeness_gap"], 0.001), "gap")
     expect(a["msa_features"].shape == (2, L, 42) and a["msa_features"][1, 3, 41] == 0.25, "msa features")
     expect(np.allclose(a["per_sequence"][()], [1.25, 0.75]), "per sequence")
@@ -80,6 +80,7 @@ int main() {
     a.i = 0;
     a.j = 29;
     a.steps = 50;
+    a.rule = attend::QuadratureKind::kGaussLegendre;
     a.value = 1.5;
     a.baseline_value = -0.5;
     a.completeness_gap = 0.001;

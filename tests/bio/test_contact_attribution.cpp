@@ -20,6 +20,8 @@ using namespace attend;
 
 namespace {
 
+PathSteps midpoint(int steps) { return PathSteps{QuadratureKind::kMidpoint, steps}; }
+
 // A one-block model whose parameters are all random and of order one, so the MSA features
 // matter (the untrained model's zero head would make the logit the potts skip path alone, and
 // small weights leave the MSA's effect at 1e-3).
@@ -75,7 +77,7 @@ TEST_CASE("contact integrated gradients: completeness holds, sums agree, more st
     for (int64_t b = a + 1; b < 9; ++b)
       if (std::abs(with[a * 9 + b] - without[a * 9 + b]) > std::abs(with[i * 9 + j] - without[i * 9 + j])) std::tie(i, j) = std::tie(a, b);
   int64_t last_step = 0;
-  const bio::ContactAttribution ig = bio::integrated_gradients_contact(*model, in, i, j, 64, [&](int64_t d) { last_step = d; });
+  const bio::ContactAttribution ig = bio::integrated_gradients_contact(*model, in, i, j, midpoint(64), [&](int64_t d) { last_step = d; });
   CHECK(last_step == 64);
   REQUIRE(ig.attribution.shape() == in.msa.shape());
   REQUIRE(ig.per_sequence.size() == 3);
@@ -93,10 +95,15 @@ TEST_CASE("contact integrated gradients: completeness holds, sums agree, more st
   CHECK(ig.value == Approx(with[i * 9 + j]).margin(1e-6));
   CHECK(ig.baseline_value == Approx(without[i * 9 + j]).margin(1e-6));
 
-  const bio::ContactAttribution coarse = bio::integrated_gradients_contact(*model, in, i, j, 2);
+  const bio::ContactAttribution coarse = bio::integrated_gradients_contact(*model, in, i, j, midpoint(2));
   CHECK(std::abs(coarse.completeness_gap) > std::abs(ig.completeness_gap));
-  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 7, 1, 2), Error);
-  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 1, 9, 2), Error);
+  // A gap bound refines the coarse rule until the gap is within it.
+  const bio::ContactAttribution refined =
+      bio::integrated_gradients_contact(*model, in, i, j, PathSteps{QuadratureKind::kMidpoint, 2, 0.01, 2000});
+  CHECK(refined.steps > 2);
+  CHECK(std::abs(refined.completeness_gap) <= 0.01 * std::abs(refined.value - refined.baseline_value));
+  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 7, 1, midpoint(2)), Error);
+  CHECK_THROWS_AS(bio::integrated_gradients_contact(*model, in, 1, 9, midpoint(2)), Error);
 }
 
 TEST_CASE("contact integrated gradients are bit-identical for 1 and 2 threads", "[bio]") {
@@ -104,7 +111,7 @@ TEST_CASE("contact integrated gradients are bit-identical for 1 and 2 threads", 
   auto run = [](int threads) {
     set_num_threads(threads);
     const auto model = random_model(8);
-    return bio::integrated_gradients_contact(*model, family_input(*model, 30, 6), 2, 28, 3);
+    return bio::integrated_gradients_contact(*model, family_input(*model, 30, 6), 2, 28, midpoint(3));
   };
   const bio::ContactAttribution one = run(1), two = run(2);
   CHECK(bitwise_equal(one.attribution, two.attribution));

@@ -32,7 +32,8 @@ class ContactModel;
 /// The attribution of one contact's logit.
 struct ContactAttribution {
   int64_t i = 0, j = 0;               ///< the pair, 0-based window positions, i < j
-  int steps = 0;                      ///< midpoint-rule steps
+  int steps = 0;                      ///< points of the rule that gave the attribution
+  QuadratureKind rule = QuadratureKind::kMidpoint;
   Tensor attribution;                 ///< [S, W, kMsaFeatures]
   std::vector<double> per_sequence;   ///< [S]: row s of the input (the query is row 0)
   std::vector<double> per_column;     ///< [W]
@@ -42,12 +43,13 @@ struct ContactAttribution {
   double completeness_gap = 0.0;
 };
 
-/// Integrated gradients of `model`'s logit (i, j) on `input` with `steps` >= 1 steps. The
-/// model must be in evaluation mode (no dropout); 0 <= i < j < W. `progress` is called after
-/// each step. Every pass is thread-count invariant, so the result has the same bits for any
+/// Integrated gradients of `model`'s logit (i, j) on `input` with the quadrature `path` (its
+/// rule, steps >= 1 and, with max_gap > 0, refined until the completeness gap is within it).
+/// The model must be in evaluation mode (no dropout); 0 <= i < j < W. `progress` is called
+/// after each step. Every pass is thread-count invariant, so the result has the same bits for any
 /// thread count.
 ContactAttribution integrated_gradients_contact(const ContactModel& model, const ContactModelInput& input, int64_t i,
-                                                int64_t j, int steps, const PathProgressFn& progress = {});
+                                                int64_t j, const PathSteps& path, const PathProgressFn& progress = {});
 
 /// The pair i < j with j - i >= kLongMin (contact_metrics.hpp) and the highest score in
 /// `scores` [L, L] (ties: lowest i, then lowest j), or the highest-scoring pair with j - i >= 6

@@ -37,8 +37,9 @@ struct ContactExplainOptions {
   /// evoformer: the explained pair (0-based, input numbering); none: top_long_range_pair of
   /// the model's probabilities. Ignored (must be none) for factored.
   std::optional<std::pair<int64_t, int64_t>> pair;
-  /// evoformer: integrated-gradients steps; 0: no attribution (the heads only).
-  int steps = 50;
+  /// evoformer: integrated-gradients steps (PathSteps::steps; 0: no attribution, the heads
+  /// only), quadrature rule and completeness-gap bound.
+  PathSteps path{QuadratureKind::kMidpoint, 50, 0.0, 2000};
 };
 
 /// Everything `attend explain contacts` reports.
