@@ -150,17 +150,23 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   };
   // One inference per epoch scores the validation rows and, after them, the training rows
   // (their accuracy goes into the history); without a validation split they are the same rows.
+  // Full and layer-wise inference compute every node's hidden layers anyway, so the training
+  // rows cost at most one more output layer; sampled inference would run the whole model on
+  // the (usually far larger) training split every epoch, so there the history has no
+  // training accuracy.
+  const bool score_train = d.val.empty() || inference.mode != InferenceMode::kSampled;
   std::vector<int64_t> eval_rows = val_rows;
-  if (!d.val.empty()) eval_rows.insert(eval_rows.end(), d.train.begin(), d.train.end());
+  if (score_train && !d.val.empty()) eval_rows.insert(eval_rows.end(), d.train.begin(), d.train.end());
   const std::vector<int64_t> eval_labels = labels_of(eval_rows);
-  std::vector<int64_t> val_positions(val_rows.size()), train_positions(d.train.size());
+  std::vector<int64_t> val_positions(val_rows.size()), train_positions(score_train ? d.train.size() : 0);
   std::iota(val_positions.begin(), val_positions.end(), int64_t{0});
-  std::iota(train_positions.begin(), train_positions.end(), static_cast<int64_t>(eval_rows.size() - d.train.size()));
+  std::iota(train_positions.begin(), train_positions.end(), static_cast<int64_t>(eval_rows.size() - train_positions.size()));
   const auto evaluate = [&] {
     const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, inference);  // [rows, C]
     const double loss = ops::cross_entropy(Var(logits), eval_labels, val_positions).value().item();
-    return EvalMetrics{loss, accuracy(logits, eval_labels, val_positions),
-                       {{"train_acc", accuracy(logits, eval_labels, train_positions)}}};
+    EvalMetrics metrics{loss, accuracy(logits, eval_labels, val_positions), {}};
+    if (score_train) metrics.extras = {{"train_acc", accuracy(logits, eval_labels, train_positions)}};
+    return metrics;
   };
   TrainResult fit;
   // A diverging loss (too high a learning rate) is an error in the model file; a model that

@@ -267,6 +267,29 @@ TEST_CASE("sampled training refuses fan-outs that are not one per layer and reco
   CHECK(predict_logits(*loaded.model, data).dim(0) == 150);
 }
 
+TEST_CASE("the per-epoch history scores the training split except under sampled inference", "[graph]") {
+  testing::ScopedThreads threads(1);
+  const Registry registry = graph_registry();
+  const PreparedNodeData data = prepare_node_data(learnable_dataset(150, 400, 0, 17), false);
+  REQUIRE_FALSE(data.dataset.val.empty());
+  const NodeModelSpec spec = two_layer_spec({{"type", "gcn"}, {"out_channels", 4}}, {{"type", "gcn"}}, 2);
+  NodeRunOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  o.epochs = 3;
+  o.minibatch = minibatch({5, 5}, 20);
+  for (const InferenceMode mode : {InferenceMode::kLayerwise, InferenceMode::kSampled}) {
+    o.inference.mode = mode;
+    o.inference.sampler.fanouts = {5, 5};
+    const NodeRunResult r = train_node_classifier(data, spec, registry, o);
+    REQUIRE(r.history.size() == 3);
+    for (const NodeEpoch& e : r.history) {
+      CHECK(std::isfinite(e.val_acc));
+      // Sampled inference would run the whole model on every training node each epoch.
+      CHECK(std::isnan(e.train_acc) == (mode == InferenceMode::kSampled));
+    }
+  }
+}
+
 TEST_CASE("batch shards are contiguous, cover the batch and differ in size by at most one", "[graph]") {
   const std::vector<int64_t> batch{9, 8, 7, 6, 5, 4, 3};
   const auto shards = batch_shards(batch, 3);
