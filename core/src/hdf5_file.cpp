@@ -188,6 +188,16 @@ Hid open_dataset(const std::string& file, hid_t fid, const std::string& path) {
   return object;
 }
 
+/// A dataset of floating-point values (read as float32); anything else is refused.
+Hid open_float_dataset(const std::string& file, hid_t fid, const std::string& path) {
+  Hid dataset = open_dataset(file, fid, path);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT) {
+    fail(file, dataset_label(path), "expected float32 values, found " + describe_type(type.get()));
+  }
+  return dataset;
+}
+
 Hid open_group(const std::string& file, hid_t fid, const std::string& path) {
   const std::string label = "group '" + path + "'";
   Hid object = open_object(file, fid, path, label);
@@ -494,11 +504,7 @@ void Hdf5File::write_tensor(const std::string& dataset_path, const Tensor& tenso
 Tensor Hdf5File::read_tensor(const std::string& dataset_path) const {
   const std::string path = normalize(dataset_path);
   const std::string label = dataset_label(path);
-  Hid dataset = open_dataset(path_, id(), path);
-  Hid type(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_FLOAT) {
-    fail(path_, label, "expected float32 values, found " + describe_type(type.get()));
-  }
+  Hid dataset = open_float_dataset(path_, id(), path);
   Hid space(H5Dget_space(dataset.get()), H5Sclose);
   const Shape shape = space_shape(space.get());
   if (static_cast<int>(shape.size()) > Tensor::kMaxRank) {
@@ -585,11 +591,7 @@ Tensor Hdf5File::read_rows(const std::string& dataset_path, const std::vector<in
                            RowSelection selection) const {
   const std::string path = normalize(dataset_path);
   const std::string label = dataset_label(path);
-  Hid dataset = open_dataset(path_, id(), path);
-  Hid type(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_FLOAT) {
-    fail(path_, label, "expected float32 values, found " + describe_type(type.get()));
-  }
+  Hid dataset = open_float_dataset(path_, id(), path);
   Hid space(H5Dget_space(dataset.get()), H5Sclose);
   const Shape shape = space_shape(space.get());
   if (shape.size() != 2) fail(path_, label, "expected two dimensions, found shape " + shape_to_string(shape));

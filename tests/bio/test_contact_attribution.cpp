@@ -15,6 +15,7 @@
 #include "grad_check.hpp"
 #include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
+#include "tiny_contact_model.hpp"
 
 using namespace attend;
 
@@ -26,21 +27,7 @@ PathSteps midpoint(int steps) { return PathSteps{QuadratureKind::kMidpoint, step
 // matter (the untrained model's zero head would make the logit the potts skip path alone, and
 // small weights leave the MSA's effect at 1e-3).
 std::unique_ptr<bio::ContactModel> random_model(uint64_t seed) {
-  bio::ContactModelOptions o;
-  o.c_m = 4;
-  o.c_z = 4;
-  o.blocks = 1;
-  o.max_relative_position = 3;
-  o.msa_depth = 3;
-  o.block.c_hidden_msa_att = 2;
-  o.block.c_hidden_opm = 2;
-  o.block.c_hidden_mul = 3;
-  o.block.c_hidden_pair_att = 2;
-  o.block.n_heads_msa = 2;
-  o.block.n_heads_pair = 2;
-  o.block.transition_n = 2;
-  o.seed = seed;
-  auto model = std::make_unique<bio::ContactModel>(o);
+  auto model = std::make_unique<bio::ContactModel>(testing::tiny_contact_model_options(1, seed));
   evoref::randomize_parameters(*model, seed, 1.0f);
   model->eval();
   return model;

@@ -13,28 +13,13 @@
 #include "grad_check.hpp"
 #include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
+#include "tiny_contact_model.hpp"
 
 using namespace attend;
 
 namespace {
 
-bio::ContactModelOptions tiny_options() {
-  bio::ContactModelOptions o;
-  o.c_m = 4;
-  o.c_z = 4;
-  o.blocks = 1;
-  o.max_relative_position = 3;
-  o.msa_depth = 3;
-  o.block.c_hidden_msa_att = 2;
-  o.block.c_hidden_opm = 2;
-  o.block.c_hidden_mul = 3;
-  o.block.c_hidden_pair_att = 2;
-  o.block.n_heads_msa = 2;
-  o.block.n_heads_pair = 2;
-  o.block.transition_n = 2;
-  o.seed = 11;
-  return o;
-}
+bio::ContactModelOptions tiny_options() { return testing::tiny_contact_model_options(); }
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "planted_potts.hpp"
 #include "scoped_threads.hpp"
 #include "synthetic_family.hpp"
+#include "tiny_contact_model.hpp"
 
 using namespace attend;
 using namespace attend::evoref;
@@ -68,23 +69,7 @@ Vec reference_row_attention(const Vec& m, const Vec& z, int64_t s, int64_t n, in
   return out;
 }
 
-bio::ContactModelOptions tiny_options(int64_t blocks) {
-  bio::ContactModelOptions o;
-  o.c_m = 4;
-  o.c_z = 4;
-  o.blocks = blocks;
-  o.max_relative_position = 3;
-  o.msa_depth = 3;
-  o.block.c_hidden_msa_att = 2;
-  o.block.c_hidden_opm = 2;
-  o.block.c_hidden_mul = 3;
-  o.block.c_hidden_pair_att = 2;
-  o.block.n_heads_msa = 2;
-  o.block.n_heads_pair = 2;
-  o.block.transition_n = 2;
-  o.seed = 11;
-  return o;
-}
+bio::ContactModelOptions tiny_options(int64_t blocks) { return testing::tiny_contact_model_options(blocks); }
 
 }  // namespace
 
