@@ -2,7 +2,11 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
+#include <vector>
+
 #include "attend/core/parallel.hpp"
+#include "ops/tile_gemm.hpp"
 
 namespace attend {
 
@@ -18,6 +22,18 @@ constexpr int64_t kColBlock = 256;
 // 243 -> 314 GFLOP/s, docs/performance.md), and there are still >= 4 blocks to share.
 constexpr int64_t kLargeRows = 1024;
 constexpr int64_t kLargeRowBlock = 256;
+
+// Narrow products (C has at most kNarrowCols columns, a whole number of vector registers,
+// and a depth of at least kNarrowMinDepth) skip Eigen: its packing copies the whole large
+// operand once per block for only n multiply-adds per element, which was a third of the
+// Cora-shaped GAT layer's time. detail::tile_gemm's register tiles read op(A) in place and
+// stream op(B) from cache instead. Below that depth Eigen's kernels are faster.
+constexpr int64_t kNarrowCols = 128;
+constexpr int64_t kNarrowMinDepth = 64;
+// Rows of C per parallel block (a multiple of the micro tiles' 6 and 8 rows) and the depth per
+// pass over a block (docs/performance.md, issue #17: the best of the sizes tried).
+constexpr int64_t kNarrowRowBlock = 96;
+constexpr int64_t kNarrowDepth = 256;
 
 // C[r0:r1, c0:c1] = alpha * op(A)[r0:r1, :] * op(B)[:, c0:c1] + beta * C[...]
 void gemm_block(bool trans_a, bool trans_b, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
@@ -47,12 +63,67 @@ void gemm_block(bool trans_a, bool trans_b, int64_t r0, int64_t r1, int64_t c0, 
   if (trans_a && !trans_b) cm.noalias() += alpha * am.transpose() * bm;
   if (trans_a && trans_b) cm.noalias() += alpha * am.transpose() * bm.transpose();
 }
+
+bool is_narrow(int64_t n, int64_t k) {
+  return n <= kNarrowCols && n % detail::kTileVec == 0 && k >= kNarrowMinDepth;
+}
+
+// Rows [r0, r1) of C = op(A) * B + beta * C, with B row-major [k, n] and C narrow (is_narrow),
+// accumulated in C by depth slices of kNarrowDepth: C = ((beta C + s_0) + s_1) + ..., each s_i
+// one in-order multiply-add chain per element. Slice edges depend on k only. (No alpha here:
+// a scale factor held through the tiles' loop costs GCC two registers, spilled to the stack.)
+void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const int64_t rows = r1 - r0;
+  c += r0 * ldc;
+  if (beta != 0.0f && beta != 1.0f)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) c[r * ldc + j] *= beta;
+  alignas(64) float slice[kNarrowDepth * kNarrowRowBlock];  // op(A)^T's slice: [depth, rows]
+  for (int64_t p0 = 0; p0 < k; p0 += kNarrowDepth) {
+    const int64_t depth = std::min(kNarrowDepth, k - p0);
+    const bool accumulate = p0 > 0 || beta != 0.0f;
+    if (trans_a) {
+      // op(A) = A^T: its rows are A's columns, one element per row of A, each row of A on
+      // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB.
+      for (int64_t p = 0; p < depth; ++p)
+        std::copy_n(a + (p0 + p) * lda + r0, rows, slice + p * rows);
+      detail::tile_gemm(rows, n, depth, 1.0f, slice, 1, rows, b + p0 * ldb, ldb, c, ldc,
+                        accumulate);
+    } else {
+      detail::tile_gemm(rows, n, depth, 1.0f, a + r0 * lda + p0, lda, 1, b + p0 * ldb, ldb, c,
+                        ldc, accumulate);
+    }
+  }
+}
+
+// C = alpha * op(A) * op(B) + beta * C for a narrow C (is_narrow), in fixed blocks of
+// kNarrowRowBlock rows, as op(A) * (alpha op(B)) + beta * C.
+void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                 int64_t ldc) {
+  std::vector<float> b_rows;  // alpha op(B) as a row-major [k, n] copy, unless that is B
+  if (trans_b || alpha != 1.0f) {
+    b_rows.resize(k * n);
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) b_rows[p * n + j] = alpha * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+    b = b_rows.data();
+    ldb = n;
+  }
+  parallel_for_blocks(m, kNarrowRowBlock, [&](int64_t r0, int64_t r1) {
+    narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
+  });
+}
 }  // namespace
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
           int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if (is_narrow(n, k)) {
+    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   if (m >= 2 * kRowBlock || n < 2 * kColBlock) {
     const int64_t row_block = m >= kLargeRows ? kLargeRowBlock : kRowBlock;  // size only
     parallel_for_blocks(m, row_block, [&](int64_t r0, int64_t r1) {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <vector>
 
 #include "attend/core/gemm.hpp"
@@ -31,30 +32,44 @@ std::vector<double> reference_gemm(bool ta, bool tb, int64_t m, int64_t n, int64
 }  // namespace
 
 // 1100 rows take the large-row path (256-row blocks, the last one short); 100 rows the
-// 64-row one; 60 rows x 600 columns the column-block one.
-TEST_CASE("gemm matches a written-out product on every path and transpose, for 1 and 2 threads", "[core]") {
+// 64-row one; 60 rows x 600 columns the column-block one. The narrow path (at most 128
+// columns, whole vectors, depth >= 64): 300 x 64 x 600 has 96-row blocks, the last one short,
+// and depth slices of 256 + 256 + 88; 1000 x 16 x 64 one slice and one vector per row;
+// 37 x 128 x 300 a single short block of 6-row tiles and leftover rows. beta = 0 must not
+// read C (it holds NaN then).
+TEST_CASE("gemm matches a written-out product on every path and transpose, for 1, 2 and 3 threads", "[core]") {
   struct Shape3 { int64_t m, n, k; };
-  for (const Shape3 s : {Shape3{1100, 70, 90}, Shape3{100, 70, 90}, Shape3{60, 600, 40}}) {
+  for (const Shape3 s : {Shape3{1100, 70, 90}, Shape3{100, 70, 90}, Shape3{60, 600, 40},
+                         Shape3{300, 64, 600}, Shape3{1000, 16, 64}, Shape3{37, 128, 300}}) {
     for (const bool ta : {false, true})
-      for (const bool tb : {false, true}) {
-        const Tensor a = random_tensor({s.m * s.k}, 1), b = random_tensor({s.k * s.n}, 2);
-        const Tensor c0 = random_tensor({s.m * s.n}, 3);
-        auto run = [&](int threads) {
-          set_num_threads(threads);
-          Tensor c = c0;
-          gemm(ta, tb, s.m, s.n, s.k, 0.5f, a.data(), ta ? s.m : s.k, b.data(), tb ? s.k : s.n, 2.0f,
-               c.data(), s.n);
-          return c;
-        };
-        const int before = num_threads();
-        const Tensor one = run(1), two = run(2);
-        set_num_threads(before);
-        INFO("m " << s.m << " n " << s.n << " k " << s.k << " trans_a " << ta << " trans_b " << tb);
-        CHECK(bitwise_equal(one, two));
-        const std::vector<double> want = reference_gemm(ta, tb, s.m, s.n, s.k, 0.5f, a, b, 2.0f, c0);
-        double worst = 0;
-        for (int64_t i = 0; i < s.m * s.n; ++i) worst = std::max(worst, std::abs(one[i] - want[i]));
-        CHECK(worst < 1e-4);
-      }
+      for (const bool tb : {false, true})
+        for (const float beta : {2.0f, 0.0f}) {
+          const Tensor a = random_tensor({s.m * s.k}, 1), b = random_tensor({s.k * s.n}, 2);
+          const Tensor c0 = beta == 0.0f ? Tensor({s.m * s.n}, std::nanf(""))
+                                         : random_tensor({s.m * s.n}, 3);
+          auto run = [&](int threads) {
+            set_num_threads(threads);
+            Tensor c = c0;
+            gemm(ta, tb, s.m, s.n, s.k, 0.5f, a.data(), ta ? s.m : s.k, b.data(), tb ? s.k : s.n,
+                 beta, c.data(), s.n);
+            return c;
+          };
+          const int before = num_threads();
+          const Tensor one = run(1), two = run(2), three = run(3);
+          set_num_threads(before);
+          INFO("m " << s.m << " n " << s.n << " k " << s.k << " trans_a " << ta << " trans_b " << tb
+                    << " beta " << beta);
+          CHECK(bitwise_equal(one, two));
+          CHECK(bitwise_equal(one, three));
+          const Tensor c_ref = beta == 0.0f ? Tensor({s.m * s.n}) : c0;
+          const std::vector<double> want =
+              reference_gemm(ta, tb, s.m, s.n, s.k, 0.5f, a, b, beta, c_ref);
+          double worst = 0;
+          for (int64_t i = 0; i < s.m * s.n; ++i) {
+            const double error = std::abs(one[i] - want[i]);
+            worst = std::isnan(error) ? INFINITY : std::max(worst, error);  // a NaN fails
+          }
+          CHECK(worst < 1e-4 * std::sqrt(static_cast<double>(s.k)));
+        }
   }
 }
