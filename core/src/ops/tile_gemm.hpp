@@ -1,6 +1,7 @@
 #pragma once
 /// Internal: register-blocked products of small tiles that live in cache, for the fused
-/// attention kernels. Private to attend::core (not installed).
+/// attention kernels and gemm's narrow products (gemm.cpp). Private to attend::core (not
+/// installed).
 ///
 /// Why not Eigen here: an Eigen product packs both operands on every call, which for a
 /// 64 x 128 x 64 tile costs about as much as the arithmetic, and its kernels split the depth

@@ -1,5 +1,6 @@
 #pragma once
-/// Dense float32 matrix products on row-major buffers, through Eigen.
+/// Dense float32 matrix products on row-major buffers: narrow outputs on attend's own register
+/// tiles, everything else through Eigen.
 
 #include <cstdint>
 
@@ -8,8 +9,9 @@ namespace attend {
 /// C[m, n] = alpha * op(A) * op(B) + beta * C, all row-major; op(X) is X or X^T.
 /// A is [m, k] (or [k, m] when trans_a), B is [k, n] (or [n, k] when trans_b); lda, ldb, ldc
 /// are row strides. Parallel strategy: C is cut into fixed blocks of rows (or of columns
-/// when C has few rows), each computed by a single-threaded Eigen product, so the result is
-/// bit-identical for any thread count. Inside a parallel region it runs serially.
+/// when C has few rows), each computed by one thread (register tiles when C has at most 128
+/// columns, else a single-threaded Eigen product), so the result is bit-identical for any
+/// thread count. Inside a parallel region it runs serially.
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
           int64_t ldc);
