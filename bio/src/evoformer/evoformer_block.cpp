@@ -66,9 +66,13 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   const bool training = is_training();
   const float pm = options_.msa_dropout, pz = options_.pair_dropout;
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
-  // One module's update, through attend::recompute when checkpointing.
+  // One module's update, through attend::recompute when checkpointing, except for the outer
+  // product mean (it keeps little: a, b [n_seq, n_res, c_hidden_opm], and its forward is the
+  // block's costliest) and the pair transition (the last module: the backward would recompute
+  // it at once, so keeping its intermediates does not raise the peak).
   auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
-    if (!options_.checkpoint) return f(inputs);
+    const bool keep = &module == outer_product_mean_ || &module == pair_transition_;
+    if (!options_.checkpoint || keep) return f(inputs);
     std::vector<Var> parameters;
     for (const auto& [name, p] : module.named_parameters()) parameters.push_back(p);
     return recompute(f, inputs, parameters);
