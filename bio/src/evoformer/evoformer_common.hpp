@@ -1,6 +1,6 @@
 #pragma once
 /// Pieces shared by the Evoformer modules (private to attend::bio): AlphaFold 2's parameter
-/// initialisers, a layer-norm child module, and the head-layout copies around dense attention.
+/// initialisers, a layer-norm child module and the option check.
 
 #include <cstdint>
 #include <memory>
@@ -38,11 +38,6 @@ class LayerNormModule : public Module {
   int64_t c_;
   Var weight_, bias_;
 };
-
-/// x [B, N, H * c] -> [B, H, N, c]: one copy, parallel over the B * N rows.
-Var heads_first(const Var& x, int64_t n_heads);
-/// o [B, H, N, c] -> [B, N, H * c]: the inverse copy of heads_first.
-Var heads_last(const Var& o);
 
 /// Throws attend::InputError naming `owner` unless value > 0.
 void require_positive(const std::string& owner, const std::string& key, int64_t value);

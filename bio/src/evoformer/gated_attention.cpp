@@ -1,5 +1,6 @@
 #include "attend/bio/evoformer/gated_attention.hpp"
 
+#include "attend/bio/evoformer/head_projection.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "evoformer_common.hpp"
@@ -23,20 +24,22 @@ Json GatedAttention::config() const {
   return Json{{"c_in", c_in_}, {"c_hidden", c_hidden_}, {"n_heads", n_heads_}};
 }
 
-Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out) const {
-  ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_,
-               "gated attention expects [B, N, " << c_in_ << "], got " << shape_to_string(x.shape()));
-  using evoformer_detail::heads_first;
-  const Var q = heads_first(linear_q_->forward(x), n_heads_);  // [B, H, N, c_hidden]
-  const Var k = heads_first(linear_k_->forward(x), n_heads_);  // [B, H, N, c_hidden]
-  const Var v = heads_first(linear_v_->forward(x), n_heads_);  // [B, H, N, c_hidden]
+Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out,
+                            int batch_axis) const {
+  ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_ && (batch_axis == 0 || batch_axis == 1),
+               "gated attention expects [B, N, " << c_in_ << "] or [N, B, " << c_in_ << "], got "
+                                                 << shape_to_string(x.shape()));
+  auto heads = [&](const Linear* linear) {  // [B, H, N, c_hidden]
+    return project_to_heads(x, linear->weight(), linear->bias(), n_heads_, batch_axis);
+  };
+  const Var q = heads(linear_q_), k = heads(linear_k_), v = heads(linear_v_);  // [B, H, N, c_hidden]
   ops::DenseAttentionOptions options;
-  options.biases = biases;                                           // each -> [B, H, N, N]
-  options.gate = heads_first(linear_g_->forward(x), n_heads_);      // [B, H, N, c_hidden]
+  options.biases = biases;          // each -> [B, H, N, N]
+  options.gate = heads(linear_g_);  // [B, H, N, c_hidden]
   options.chunk_size = chunk_size;
   options.return_weights = weights_out != nullptr;
-  const Var o = ops::dense_attention(q, k, v, options, weights_out);  // [B, H, N, c_hidden]
-  return linear_o_->forward(evoformer_detail::heads_last(o));       // [B, N, c_in]
+  const Var o = ops::dense_attention(q, k, v, options, weights_out);                  // [B, H, N, c_hidden]
+  return project_from_heads(o, linear_o_->weight(), linear_o_->bias(), batch_axis);  // x's layout
 }
 
 }  // namespace attend::bio

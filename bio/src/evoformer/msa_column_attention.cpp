@@ -1,7 +1,6 @@
 #include "attend/bio/evoformer/msa_column_attention.hpp"
 
 #include "attend/core/error.hpp"
-#include "attend/core/ops/shape.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -35,10 +34,9 @@ Var MsaColumnAttention::forward(const Var& m) const {
   ATTEND_CHECK(m.value().rank() == 3 && m.dim(2) == options_.c_m,
                "msa_column_attention expects m [n_seq, n_res, " << options_.c_m << "], got "
                                                                << shape_to_string(m.shape()));
-  const Var mt = ops::permute(m, {1, 0, 2});                                     // [n_res, n_seq, c_m]
-  const Var x = static_cast<const LayerNormModule&>(*layer_norm_m_).forward(mt);  // [n_res, n_seq, c_m]
-  const Var o = mha_->forward(x, {}, options_.chunk_size);                       // [n_res, n_seq, c_m]
-  return ops::permute(o, {1, 0, 2});                                             // [n_seq, n_res, c_m]
+  // Each column (residue) attends over its sequences: the batch is axis 1, read in place.
+  const Var x = static_cast<const LayerNormModule&>(*layer_norm_m_).forward(m);  // [n_seq, n_res, c_m]
+  return mha_->forward(x, {}, options_.chunk_size, nullptr, 1);                 // [n_seq, n_res, c_m]
 }
 
 void MsaColumnAttention::register_into(Registry& registry) {

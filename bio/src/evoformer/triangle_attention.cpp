@@ -47,12 +47,12 @@ Var TriangleAttention::forward(const Var& z) const {
                type_name() << " expects z [n_res, n_res, " << options_.c_z << "], got "
                            << shape_to_string(z.shape()));
   const int64_t n_res = z.dim(0), n_heads = options_.n_heads;
-  const Var zs = starting_ ? z : ops::permute(z, {1, 0, 2});                    // [n_res, n_res, c_z]
-  const Var zn = static_cast<const LayerNormModule&>(*layer_norm_).forward(zs);  // [n_res, n_res, c_z]
-  const Var b = linear_b_->forward(zn);                                          // [j, k, n_heads]
-  const Var bias = ops::reshape(ops::permute(b, {2, 0, 1}), {1, n_heads, n_res, n_res});  // [1, H, j, k]
-  const Var o = mha_->forward(zn, {bias}, options_.chunk_size);                  // [n_res, n_res, c_z]
-  return starting_ ? o : ops::permute(o, {1, 0, 2});                             // [n_res, n_res, c_z]
+  // The ending node is the starting node on z^T: its batch (j) is axis 1 of z, read in place.
+  const Var zn = static_cast<const LayerNormModule&>(*layer_norm_).forward(z);  // [n_res, n_res, c_z]
+  const Var b = linear_b_->forward(zn);  // starting [j, k, n_heads]; ending [k, j, n_heads]
+  const Var bias = ops::reshape(ops::permute(b, starting_ ? std::vector<int>{2, 0, 1} : std::vector<int>{2, 1, 0}),
+                                {1, n_heads, n_res, n_res});  // [1, H, j, k]
+  return mha_->forward(zn, {bias}, options_.chunk_size, nullptr, starting_ ? 0 : 1);  // [n_res, n_res, c_z]
 }
 
 void TriangleAttention::register_into(Registry& registry) {

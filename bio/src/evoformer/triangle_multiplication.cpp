@@ -1,5 +1,6 @@
 #include "attend/bio/evoformer/triangle_multiplication.hpp"
 
+#include "attend/bio/evoformer/gated_projection.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/batched_matmul.hpp"
@@ -52,10 +53,10 @@ Var TriangleMultiplication::forward(const Var& z) const {
                type_name() << " expects z [n_res, n_res, " << options_.c_z << "], got "
                            << shape_to_string(z.shape()));
   const Var zn = static_cast<const LayerNormModule&>(*layer_norm_in_).forward(z);  // [n_res, n_res, c_z]
-  const Var a = ops::mul(ops::sigmoid(linear_a_g_->forward(zn)), linear_a_p_->forward(zn));  // [n_res, n_res, c]
-  const Var b = ops::mul(ops::sigmoid(linear_b_g_->forward(zn)), linear_b_p_->forward(zn));  // [n_res, n_res, c]
-  const Var at = ops::permute(a, {2, 0, 1});  // outgoing [c, i, k]; incoming [c, k, i]
-  const Var bt = ops::permute(b, {2, 0, 1});  // outgoing [c, j, k]; incoming [c, k, j]
+  const Var at = gated_projection(zn, linear_a_g_->weight(), linear_a_g_->bias(), linear_a_p_->weight(),
+                                  linear_a_p_->bias());  // outgoing [c, i, k]; incoming [c, k, i]
+  const Var bt = gated_projection(zn, linear_b_g_->weight(), linear_b_g_->bias(), linear_b_p_->weight(),
+                                  linear_b_p_->bias());  // outgoing [c, j, k]; incoming [c, k, j]
   const Var x = outgoing_ ? ops::batched_matmul(at, bt, false, true)   // [c, i, j]
                           : ops::batched_matmul(at, bt, true, false);  // [c, i, j]
   const Var xn = static_cast<const LayerNormModule&>(*layer_norm_out_).forward(ops::permute(x, {1, 2, 0}));  // [n_res, n_res, c]

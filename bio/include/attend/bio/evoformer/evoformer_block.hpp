@@ -35,7 +35,7 @@ struct EvoformerBlockOptions {
   float msa_dropout = 0.15f;       ///< row-wise dropout after MSA row attention
   float pair_dropout = 0.25f;      ///< row-/column-wise dropout after the triangle updates
   int64_t chunk_size = 0;          ///< handed to every attention; 0 = automatic
-  bool checkpoint = true;          ///< recompute each module's intermediates in the backward
+  bool checkpoint = true;          ///< recompute the modules' intermediates in the backward (see forward)
   uint64_t seed = 0;               ///< seeds the initialisation
 
   /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options
@@ -64,9 +64,12 @@ class EvoformerBlock : public Module {
   /// starting-node attention go through row-wise dropout (mask shared along axis 0), the
   /// ending-node attention's through column-wise dropout (shared along axis 1); the masks
   /// come from counter streams derived from `seed`, so they are the same for any thread count.
-  /// With `checkpoint` (the default), each of the nine modules runs through attend::recompute:
-  /// the tape keeps only the residual stream, and a module's intermediates exist only while it
-  /// runs (forward) or is recomputed (backward), at the cost of a second forward.
+  /// With `checkpoint` (the default), five of the nine modules (MSA row and column attention,
+  /// MSA transition, both triangle multiplications) run through attend::recompute: the tape
+  /// keeps only their inputs, and their intermediates exist only while they run (forward) or
+  /// are recomputed (backward), at the cost of a second forward. The outer product mean (small
+  /// intermediates, the costliest forward) and the last three modules (the backward reaches
+  /// them first, so keeping theirs raises the peak little) are not recomputed.
   EvoformerState forward(const Var& m, const Var& z, uint64_t seed = 0) const;
 
   /// The block's MSA row attention probabilities at its input (m, z): [n_seq, n_heads_msa,

@@ -22,14 +22,17 @@ class GatedAttention : public Module {
   std::string type_name() const override { return "gated_attention"; }
   Json config() const override;
 
-  /// x [B, N, c_in] -> [B, N, c_in]: per batch row b, o = sigmoid(x W_g + b_g) *
-  /// softmax(q k^T / sqrt(c_hidden) + sum(biases)) v per head, then o W_o + b_o. Each bias
-  /// broadcasts to [B, H, N, N] (a pair bias is [1, H, N, N]). `chunk_size` is handed to
-  /// ops::dense_attention (query rows per work item; the results do not depend on it).
-  /// Parallel as its ops: dense attention over (b, h, query chunk) work items. With
+  /// x [B, N, c_in] -> [B, N, c_in] (batch_axis 0; with batch_axis 1 x is [N, B, c_in] and so
+  /// is the result): per batch row b, o = sigmoid(x W_g + b_g) * softmax(q k^T / sqrt(c_hidden)
+  /// + sum(biases)) v per head, then o W_o + b_o. Each bias broadcasts to [B, H, N, N] (a pair
+  /// bias is [1, H, N, N]). `chunk_size` is handed to ops::dense_attention (query rows per work
+  /// item; the results do not depend on it). The projections read and write the heads layout
+  /// directly (project_to_heads, project_from_heads), so no activation is copied between
+  /// layouts. Parallel as its ops: dense attention over (b, h, query chunk) work items. With
   /// `weights_out`, the attention probabilities [B, H, N, N] are also written there (no
   /// gradient; ops::dense_attention's return_weights).
-  Var forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out = nullptr) const;
+  Var forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out = nullptr,
+              int batch_axis = 0) const;
 
  private:
   int64_t c_in_, c_hidden_, n_heads_;

@@ -40,9 +40,9 @@ class TriangleMultiplication : public Module {
 
   /// z [n_res, n_res, c_z] -> the pair update [n_res, n_res, c_z]. Outgoing:
   /// x_ij = sum_k a_ik * b_jk; incoming: x_ij = sum_k a_ki * b_kj, per channel; then
-  /// g_ij * linear_z(layer_norm_out(x_ij)). The sum over k is one batched GEMM per channel
-  /// (ops::batched_matmul on channel-first copies made by ops::permute), parallel over
-  /// channels.
+  /// g_ij * linear_z(layer_norm_out(x_ij)). The gated edges a and b come channel-first from
+  /// gated_projection (projections, gate and layout in one op, the projections never stored);
+  /// the sum over k is one GEMM per channel (ops::batched_matmul), parallel over channels.
   Var forward(const Var& z) const;
 
   /// Register both directions.

@@ -1,0 +1,184 @@
+#include "attend/bio/evoformer/head_projection.hpp"
+
+#include <vector>
+
+#include "attend/core/error.hpp"
+#include "attend/core/gemm.hpp"
+#include "attend/core/parallel.hpp"
+
+namespace attend::bio {
+
+namespace {
+
+constexpr int64_t kBatchGroup = 8;  // batch rows per work item and per weight-gradient partial
+
+// Where batch row b's N activation rows lie in a [B, N, C] or [N, B, C] buffer.
+struct RowLayout {
+  int64_t batch = 0, n = 0, channels = 0;
+  bool batch_second = false;
+  int64_t offset(int64_t b) const { return batch_second ? b * channels : b * n * channels; }  // row (b, 0)
+  int64_t stride() const { return batch_second ? batch * channels : channels; }               // row to row
+};
+
+// flat [N, H c] -> batch row b of heads [B, H, N, c].
+void to_heads(const float* flat, float* heads, int64_t b, int64_t h_count, int64_t n, int64_t c) {
+  for (int64_t h = 0; h < h_count; ++h)
+    for (int64_t i = 0; i < n; ++i) {
+      float* hp = heads + ((b * h_count + h) * n + i) * c;
+      const float* fp = flat + i * h_count * c + h * c;
+      for (int64_t t = 0; t < c; ++t) hp[t] = fp[t];
+    }
+}
+
+// Batch row b of heads [B, H, N, c] -> flat [N, H c].
+void from_heads(const float* heads, float* flat, int64_t b, int64_t h_count, int64_t n, int64_t c) {
+  for (int64_t h = 0; h < h_count; ++h)
+    for (int64_t i = 0; i < n; ++i) {
+      const float* hp = heads + ((b * h_count + h) * n + i) * c;
+      float* fp = flat + i * h_count * c + h * c;
+      for (int64_t t = 0; t < c; ++t) fp[t] = hp[t];
+    }
+}
+
+// Per-group partials [n_groups, rows * cols + cols] of a weight and its bias, summed in group
+// order into their gradients.
+struct WeightPartials {
+  int64_t rows, cols, n_groups;
+  std::vector<float> data;
+  WeightPartials(int64_t r, int64_t c, int64_t groups, bool on)
+      : rows(r), cols(c), n_groups(groups), data(on ? static_cast<std::size_t>(groups * (r * c + c)) : 0, 0.0f) {}
+  float* weight(int64_t group) { return data.data() + group * (rows * cols + cols); }
+  float* bias(int64_t group) { return weight(group) + rows * cols; }
+  void add_into(const Var& w, const Var& b) const {
+    const int64_t size = rows * cols + cols;
+    std::vector<float> sum(static_cast<std::size_t>(size), 0.0f);
+    for (int64_t g = 0; g < n_groups; ++g)
+      for (int64_t e = 0; e < size; ++e) sum[e] += data[g * size + e];
+    if (w.requires_grad()) {
+      float* dw = w.grad_mut().data();
+      for (int64_t e = 0; e < rows * cols; ++e) dw[e] += sum[e];
+    }
+    if (b.defined() && b.requires_grad()) {
+      float* db = b.grad_mut().data();
+      for (int64_t e = 0; e < cols; ++e) db[e] += sum[rows * cols + e];
+    }
+  }
+};
+
+bool needs_weight_grads(const Var& w, const Var& b) {
+  return w.requires_grad() || (b.defined() && b.requires_grad());
+}
+
+void add_column_sums(const float* m, int64_t rows, int64_t cols, float* out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[c] += m[r * cols + c];
+}
+
+}  // namespace
+
+Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_heads, int batch_axis) {
+  const Tensor& xv = x.value();
+  const Tensor& wv = w.value();
+  ATTEND_CHECK(xv.rank() == 3 && (batch_axis == 0 || batch_axis == 1) && wv.rank() == 2 && wv.dim(0) == xv.dim(2) &&
+                   n_heads > 0 && wv.dim(1) % n_heads == 0 &&
+                   (!bias.defined() || bias.value().shape() == Shape{wv.dim(1)}),
+               "project_to_heads expects x [B, N, C] or [N, B, C], w [C, H c], bias [H c], got "
+                   << shape_to_string(xv.shape()) << ", " << shape_to_string(wv.shape()) << ", batch axis "
+                   << batch_axis);
+  const RowLayout in{xv.dim(batch_axis), xv.dim(1 - batch_axis), xv.dim(2), batch_axis == 1};
+  const int64_t hc = wv.dim(1), c = hc / n_heads, k = in.channels;
+  Tensor out = Tensor::uninitialized({in.batch, n_heads, in.n, c});  // [B, H, N, c], every element written
+  const float* bp = bias.defined() ? bias.value().data() : nullptr;
+  parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
+    std::vector<float> p(static_cast<std::size_t>(in.n * hc));  // [N, H c]
+    for (int64_t b = lo; b < hi; ++b) {
+      gemm(false, false, in.n, hc, k, 1.0f, xv.data() + in.offset(b), in.stride(), wv.data(), hc, 0.0f, p.data(), hc);
+      if (bp)
+        for (int64_t i = 0; i < in.n; ++i)
+          for (int64_t e = 0; e < hc; ++e) p[i * hc + e] += bp[e];
+      to_heads(p.data(), out.data(), b, n_heads, in.n, c);
+    }
+  });
+  const int64_t n_groups = (in.batch + kBatchGroup - 1) / kBatchGroup;
+  return Var::from_op(std::move(out), {x, w, bias}, [x, w, bias, in, hc, c, k, n_heads, n_groups](const Tensor&,
+                                                                                                    const Tensor& gy) {
+    const float* xp = x.value().data();
+    const float* wp = w.value().data();
+    float* dx = x.requires_grad() ? x.grad_mut().data() : nullptr;
+    WeightPartials parts(k, hc, n_groups, needs_weight_grads(w, bias));
+    parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
+      std::vector<float> dp(static_cast<std::size_t>(in.n * hc));  // [N, H c]
+      for (int64_t b = lo; b < hi; ++b) {
+        from_heads(gy.data(), dp.data(), b, n_heads, in.n, c);
+        if (dx) gemm(false, true, in.n, k, hc, 1.0f, dp.data(), hc, wp, hc, 1.0f, dx + in.offset(b), in.stride());
+        if (!parts.data.empty()) {
+          const int64_t g = lo / kBatchGroup;
+          gemm(true, false, k, hc, in.n, 1.0f, xp + in.offset(b), in.stride(), dp.data(), hc, 1.0f, parts.weight(g), hc);
+          add_column_sums(dp.data(), in.n, hc, parts.bias(g));
+        }
+      }
+    });
+    if (!parts.data.empty()) parts.add_into(w, bias);
+  });
+}
+
+Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_axis) {
+  const Tensor& ov = o.value();
+  const Tensor& wv = w.value();
+  ATTEND_CHECK(ov.rank() == 4 && (batch_axis == 0 || batch_axis == 1) && wv.rank() == 2 &&
+                   wv.dim(0) == ov.dim(1) * ov.dim(3) && (!bias.defined() || bias.value().shape() == Shape{wv.dim(1)}),
+               "project_from_heads expects o [B, H, N, c], w [H c, C], bias [C], got "
+                   << shape_to_string(ov.shape()) << ", " << shape_to_string(wv.shape()) << ", batch axis "
+                   << batch_axis);
+  const int64_t batch = ov.dim(0), n_heads = ov.dim(1), n = ov.dim(2), c = ov.dim(3), hc = n_heads * c;
+  const RowLayout outl{batch, n, wv.dim(1), batch_axis == 1};
+  const int64_t cout = outl.channels;
+  Tensor y = Tensor::uninitialized(batch_axis == 0 ? Shape{batch, n, cout} : Shape{n, batch, cout});
+  const float* bp = bias.defined() ? bias.value().data() : nullptr;
+  parallel_for_blocks(batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
+    std::vector<float> flat(static_cast<std::size_t>(n * hc));  // [N, H c]
+    for (int64_t b = lo; b < hi; ++b) {
+      from_heads(ov.data(), flat.data(), b, n_heads, n, c);
+      float* yb = y.data() + outl.offset(b);
+      gemm(false, false, n, cout, hc, 1.0f, flat.data(), hc, wv.data(), cout, 0.0f, yb, outl.stride());
+      if (bp)
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t e = 0; e < cout; ++e) yb[i * outl.stride() + e] += bp[e];
+    }
+  });
+  const int64_t n_groups = (batch + kBatchGroup - 1) / kBatchGroup;
+  return Var::from_op(std::move(y), {o, w, bias}, [o, w, bias, outl, n_heads, n, c, hc, cout, n_groups](
+                                                      const Tensor&, const Tensor& gy) {
+    const float* op = o.value().data();
+    const float* wp = w.value().data();
+    float* d_o = o.requires_grad() ? o.grad_mut().data() : nullptr;
+    WeightPartials parts(hc, cout, n_groups, needs_weight_grads(w, bias));
+    parallel_for_blocks(outl.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
+      std::vector<float> flat(static_cast<std::size_t>(n * hc)), d_flat(static_cast<std::size_t>(n * hc));  // [N, H c]
+      std::vector<float> dy(static_cast<std::size_t>(n * cout));  // [N, C]
+      for (int64_t b = lo; b < hi; ++b) {
+        const float* gb = gy.data() + outl.offset(b);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t e = 0; e < cout; ++e) dy[i * cout + e] = gb[i * outl.stride() + e];
+        if (d_o) {  // d_o(b) += dy w^T, through a flat buffer
+          gemm(false, true, n, hc, cout, 1.0f, dy.data(), cout, wp, cout, 0.0f, d_flat.data(), hc);
+          for (int64_t h = 0; h < n_heads; ++h)
+            for (int64_t i = 0; i < n; ++i) {
+              float* dst = d_o + ((b * n_heads + h) * n + i) * c;
+              const float* src = d_flat.data() + i * hc + h * c;
+              for (int64_t t = 0; t < c; ++t) dst[t] += src[t];
+            }
+        }
+        if (!parts.data.empty()) {
+          const int64_t g = lo / kBatchGroup;
+          from_heads(op, flat.data(), b, n_heads, n, c);
+          gemm(true, false, hc, cout, n, 1.0f, flat.data(), hc, dy.data(), cout, 1.0f, parts.weight(g), cout);
+          add_column_sums(dy.data(), n, cout, parts.bias(g));
+        }
+      }
+    });
+    if (!parts.data.empty()) parts.add_into(w, bias);
+  });
+}
+
+}  // namespace attend::bio

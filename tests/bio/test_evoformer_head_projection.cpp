@@ -1,0 +1,131 @@
+// project_to_heads and project_from_heads (the projections of the Evoformer's gated
+// attention, AF2 Alg. 7, 8, 13, 14) against the plain composition of ops, their gradients,
+// and their thread invariance, for both batch axes.
+#include <catch2/catch.hpp>
+
+#include "attend/bio/evoformer/head_projection.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/reduction.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/parallel.hpp"
+#include "grad_check.hpp"
+#include "scoped_threads.hpp"
+
+using namespace attend;
+
+namespace {
+
+// 11 batch rows (two groups of 8), N = 5, C = 4, 3 heads of 2 channels.
+constexpr int64_t kB = 11, kN = 5, kC = 4, kH = 3, kc = 2;
+
+// x [B, N, C] or [N, B, C] -> the plain heads [B, H, N, c].
+Var plain_to_heads(const std::vector<Var>& v, int axis) {
+  const Var x = axis == 0 ? v[0] : ops::permute(v[0], {1, 0, 2});  // [B, N, C]
+  return ops::permute(ops::reshape(ops::linear(x, v[1], v[2]), {kB, kN, kH, kc}), {0, 2, 1, 3});
+}
+
+// o [B, H, N, c] -> the plain [B, N, C] or [N, B, C].
+Var plain_from_heads(const std::vector<Var>& v, int axis) {
+  const Var y = ops::linear(ops::reshape(ops::permute(v[0], {0, 2, 1, 3}), {kB, kN, kH * kc}), v[1], v[2]);
+  return axis == 0 ? y : ops::permute(y, {1, 0, 2});
+}
+
+std::vector<Tensor> to_inputs(int axis, uint64_t seed) {
+  const Shape x = axis == 0 ? Shape{kB, kN, kC} : Shape{kN, kB, kC};
+  return {testing::random_tensor(x, seed), testing::random_tensor({kC, kH * kc}, seed + 1),
+          testing::random_tensor({kH * kc}, seed + 2)};
+}
+
+std::vector<Tensor> from_inputs(uint64_t seed) {
+  return {testing::random_tensor({kB, kH, kN, kc}, seed), testing::random_tensor({kH * kc, kC}, seed + 1),
+          testing::random_tensor({kC}, seed + 2)};
+}
+
+struct Result {
+  Tensor out;
+  std::vector<Tensor> grads;
+};
+
+// Output and the gradients of sum(out * weights) for every input.
+Result run(const std::function<Var(const std::vector<Var>&)>& f, const std::vector<Tensor>& x) {
+  std::vector<Var> v;
+  for (const Tensor& t : x) v.emplace_back(t, true);
+  const Var out = f(v);
+  ops::sum(ops::mul(out, Var(testing::random_tensor(out.shape(), 99), false))).backward();
+  Result r{out.value(), {}};
+  for (const Var& var : v) r.grads.push_back(var.grad());
+  return r;
+}
+
+void require_close(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.shape() == b.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-5).epsilon(1e-4));
+}
+
+void require_same_bits(const Result& a, const Result& b) {
+  REQUIRE(std::equal(a.out.begin(), a.out.end(), b.out.begin()));
+  for (std::size_t i = 0; i < a.grads.size(); ++i)
+    REQUIRE(std::equal(a.grads[i].begin(), a.grads[i].end(), b.grads[i].begin()));
+}
+
+}  // namespace
+
+TEST_CASE("project_to_heads and project_from_heads equal linear, reshape and permute, gradients too", "[bio]") {
+  testing::ScopedThreads threads(1);
+  for (int axis : {0, 1}) {
+    INFO("batch axis " << axis);
+    const auto fused_to = [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kH, axis); };
+    const auto fused_from = [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); };
+    const Result want_to = run([axis](const std::vector<Var>& v) { return plain_to_heads(v, axis); }, to_inputs(axis, 3));
+    const Result got_to = run(fused_to, to_inputs(axis, 3));
+    const Result want_from = run([axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); }, from_inputs(5));
+    const Result got_from = run(fused_from, from_inputs(5));
+    require_close(got_to.out, want_to.out);
+    require_close(got_from.out, want_from.out);
+    for (std::size_t i = 0; i < 3; ++i) {
+      require_close(got_to.grads[i], want_to.grads[i]);
+      require_close(got_from.grads[i], want_from.grads[i]);
+    }
+  }
+}
+
+TEST_CASE("project_to_heads and project_from_heads gradients against finite differences", "[bio][grad]") {
+  testing::ScopedThreads threads(1);
+  for (int axis : {0, 1}) {
+    INFO("batch axis " << axis);
+    const auto to = testing::check_gradients(
+        [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kH, axis); }, to_inputs(axis, 7));
+    INFO(to.report);
+    CHECK(to.ok);
+    const auto from = testing::check_gradients(
+        [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); }, from_inputs(9));
+    INFO(from.report);
+    CHECK(from.ok);
+  }
+}
+
+TEST_CASE("project_to_heads and project_from_heads: 1 and 2 threads give the same bits, bad shapes are refused",
+          "[bio]") {
+  for (int axis : {0, 1}) {
+    const auto to = [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kH, axis); };
+    const auto from = [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); };
+    Result one_to, one_from, two_to, two_from;
+    {
+      testing::ScopedThreads threads(1);
+      one_to = run(to, to_inputs(axis, 11));
+      one_from = run(from, from_inputs(13));
+    }
+    {
+      testing::ScopedThreads threads(2);
+      two_to = run(to, to_inputs(axis, 11));
+      two_from = run(from, from_inputs(13));
+    }
+    require_same_bits(one_to, two_to);
+    require_same_bits(one_from, two_from);
+  }
+  const Var x(testing::random_tensor({kB, kN, kC}, 1), false);
+  const Var w(testing::random_tensor({kC, 5}, 2), false);  // 5 columns: not a multiple of 3 heads
+  REQUIRE_THROWS(bio::project_to_heads(x, w, Var(), kH, 0));
+  REQUIRE_THROWS(bio::project_to_heads(x, Var(testing::random_tensor({kC, kH * kc}, 3), false), Var(), kH, 2));
+}
