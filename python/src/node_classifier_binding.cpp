@@ -15,6 +15,7 @@
 #include "attend/graph/trained_node_model.hpp"
 #include "bindings.hpp"
 #include "numpy_arrays.hpp"
+#include "python_json.hpp"
 #include "python_graph.hpp"
 #include "thread_count.hpp"
 
@@ -40,14 +41,6 @@ struct PythonNodeClassifier {
     return g.prepared(loaded.normalize_features);
   }
 };
-
-/// A Python object as JSON (through the json module, so any nesting of dicts and lists works).
-Json to_json(const py::object& value, const std::string& what) {
-  const std::string text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
-  return parse_json(text, what);
-}
-
-py::object to_python(const Json& value) { return py::module_::import("json").attr("loads")(value.dump()); }
 
 py::dict run_dict(const graph::NodeRunResult& r) {
   return py::dict(py::arg("seed") = r.seed, py::arg("val_acc") = r.val_acc, py::arg("test_acc") = r.test_acc,
