@@ -9,6 +9,7 @@
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/json_reader.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/measure.hpp"
 #include "attend/core/options_json.hpp"
 #include "attend/core/parallel.hpp"
@@ -18,7 +19,6 @@
 #include "attend/graph/random_multigraph.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
-#include "json_output.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {

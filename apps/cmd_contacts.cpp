@@ -15,6 +15,7 @@
 #include "attend/bio/contact_writers.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
 #include "command_files.hpp"
@@ -23,7 +24,6 @@
 #include "contacts_train.hpp"
 #include "data_files.hpp"
 #include "fit_progress.hpp"
-#include "json_output.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {

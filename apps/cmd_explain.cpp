@@ -16,6 +16,7 @@
 #include "attend/bio/contact_explanation_files.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/core/progress.hpp"
 #include "attend/core/quadrature.hpp"
@@ -36,7 +37,6 @@
 #include "contact_truth_options.hpp"
 #include "data_files.hpp"
 #include "fit_progress.hpp"
-#include "json_output.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "attend/core/error.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "commands.hpp"
 #include "command_files.hpp"
-#include "json_output.hpp"
 
 namespace attend::cli {
 

@@ -10,17 +10,17 @@
 #include "attend/core/error.hpp"
 #include "attend/core/hdf5_file.hpp"
 #include "attend/core/io/read_progress.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/core/output_transaction.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_prediction_files.hpp"
+#include "attend/graph/node_runs.hpp"
 #include "attend/graph/node_training.hpp"
 #include "attend/graph/trained_node_model.hpp"
-#include "attend/graph/training_curves.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
-#include "json_output.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {
@@ -140,19 +140,6 @@ std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, 
   return o;
 }
 
-nlohmann::json inference_json(const graph::InferenceOptions& o) {
-  nlohmann::json j = {{"mode", graph::inference_mode_name(o.mode)}};
-  if (o.mode != graph::InferenceMode::kFull) j["batch_size"] = o.batch_size;
-  if (o.mode == graph::InferenceMode::kSampled) {
-    j["fanouts"] = o.sampler.fanouts;
-    j["replace"] = o.sampler.replace;
-    j["per_relation"] = o.sampler.per_relation;
-  }
-  return j;
-}
-
-nlohmann::json number_or_null(double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); }
-
 std::string percent(double x) {
   if (std::isnan(x)) return "  -  ";
   std::ostringstream s;
@@ -218,63 +205,29 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
     data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
   }
 
-  std::vector<graph::NodeRunResult> results;
-  nlohmann::json runs = nlohmann::json::array();
-  // Written after every run, so an interrupted --runs N keeps the runs it finished
-  // ("complete" turns true with the last one).
-  auto write_summary = [&]() {
-    const graph::RunStatistics stats = graph::run_statistics(results);
-    nlohmann::json out = {{"dataset", data.dataset.name}, {"model", spec.name}, {"runs", runs},
-                          {"complete", static_cast<int>(results.size()) == a.runs},
-                          {"val_acc_mean", number_or_null(stats.val_mean)}, {"val_acc_std", number_or_null(stats.val_sd)},
-                          {"test_acc_mean", number_or_null(stats.test_mean)}, {"test_acc_std", number_or_null(stats.test_sd)}};
-    if (minibatch) {
-      out["sampling"] = {{"fanouts", minibatch->sampler.fanouts}, {"batch_size", minibatch->batch_size},
-                         {"shards", minibatch->shards}, {"replace", minibatch->sampler.replace},
-                         {"per_relation", minibatch->sampler.per_relation}};
-    }
-    out["processes"] = ctx.world.size();
-    out["inference"] = inference_json(inference);
-    if (a.validation_fraction > 0.0) {
-      out["validation_fraction"] = a.validation_fraction;
-      out["validation_seed"] = a.validation_seed;
-    }
-    write_json_file(a.json, out);
-  };
-  for (int r = 0; r < a.runs; ++r) {
-    // Each run's files appear together: the model with the first, the summary so far with each.
-    OutputTransaction outputs;
-    graph::NodeRunOptions o;
-    o.seed = a.seed + static_cast<uint64_t>(r);
-    o.epochs = a.epochs;
-    o.patience = a.patience;
-    o.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
-    o.progress.every = 50;
-    if (r == 0) o.save_path = a.save;
-    o.minibatch = minibatch;
-    o.inference = inference;
-    o.communicator = &ctx.world;  // under mpirun: each batch's shards spread over the ranks
-    const graph::NodeRunResult res = graph::train_node_classifier(data, spec, ctx.registry, o);
-    results.push_back(res);
-    ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
-            << "  test " << percent(res.test_acc) << "  (" << res.epochs << " epochs, best " << res.best_epoch + 1
-            << ", " << std::fixed << std::setprecision(2) << res.seconds << " s)\n";
-    nlohmann::json history = nlohmann::json::array();
-    for (std::size_t epoch = 0; epoch < res.history.size(); ++epoch) {
-      const graph::NodeEpoch& h = res.history[epoch];
-      history.push_back({{"epoch", epoch + 1}, {"train_loss", number_or_null(h.train_loss)},
-                         {"train_acc", number_or_null(h.train_acc)}, {"val_loss", number_or_null(h.val_loss)},
-                         {"val_acc", number_or_null(h.val_acc)}});
-    }
-    runs.push_back({{"seed", res.seed}, {"val_acc", number_or_null(res.val_acc)}, {"test_acc", number_or_null(res.test_acc)},
-                    {"epochs", res.epochs}, {"seconds", res.seconds}, {"history", std::move(history)}});
-    if (ctx.world.is_root()) {  // rank 0 writes, as it saves the model
-      if (!a.json.empty()) write_summary();
-      if (r == 0 && !a.plot.empty()) graph::write_training_curves(a.plot, res.history);
-    }
-    outputs.commit();
-  }
-  const graph::RunStatistics stats = graph::run_statistics(results);
+  graph::NodeRunsOptions o;
+  o.runs = a.runs;
+  o.run.seed = a.seed;
+  o.run.epochs = a.epochs;
+  o.run.patience = a.patience;
+  o.run.progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+  o.run.progress.every = 50;
+  o.run.save_path = a.save;
+  o.run.minibatch = minibatch;
+  o.run.inference = inference;
+  o.run.communicator = &ctx.world;  // under mpirun: each batch's shards spread over the ranks
+  o.json_path = a.json;
+  o.plot_path = a.plot;
+  o.validation_fraction = a.validation_fraction;
+  o.validation_seed = a.validation_seed;
+  const graph::NodeRunsResult runs =
+      graph::train_node_runs(data, spec, ctx.registry, o, [&](int r, const graph::NodeRunResult& res) {
+        ctx.out << "run " << r + 1 << "/" << a.runs << " seed " << res.seed << ": val " << percent(res.val_acc)
+                << "  test " << percent(res.test_acc) << "  (" << res.epochs << " epochs, best " << res.best_epoch + 1
+                << ", " << std::fixed << std::setprecision(2) << res.seconds << " s)\n";
+      });
+  const std::vector<graph::NodeRunResult>& results = runs.runs;
+  const graph::RunStatistics& stats = runs.statistics;
   if (results.size() > 1) print_runs_table(results, stats, ctx.out);
   const std::string over = " % over " + std::to_string(results.size()) + (results.size() > 1 ? " runs\n" : " run\n");
   const std::string what = data.dataset.name + " / " + spec.name + ": ";
@@ -316,7 +269,7 @@ int run_evaluate(const EvaluateArgs& a, Context& ctx) {
   }
   if (!a.json.empty()) {
     write_json_file(a.json, {{"dataset", m.data.dataset.name}, {"checkpoint", a.checkpoint}, {"splits", splits},
-                             {"inference", inference_json(inference)}});
+                             {"inference", graph::inference_summary(inference)}});
   }
   return 0;
 }

@@ -7,10 +7,9 @@
 #include "attend/bio/contact_model.hpp"
 #include "attend/bio/contact_training.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/json_writer.hpp"
 #include "attend/core/output_transaction.hpp"
-#include "attend/core/parameter_arena.hpp"
 #include "attend/core/training_checkpoint.hpp"
-#include "json_output.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {
@@ -115,7 +114,7 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   mo.msa_depth = a.msa_depth;
   mo.seed = a.seed;
   mo.neighbour_scores = a.neighbour_scores;
-  mo = bio::ContactModelOptions::from_json(mo.to_json());  // validates
+  bio::ContactModelOptions::option_list().check(mo);
   std::optional<CheckpointData> resume;
   if (a.resume) resume = load_checkpoint(a.checkpoint);
   // The model is built before anything is printed: building it checks its size against the
@@ -166,20 +165,11 @@ int run_contacts_train(const ContactsTrainArgs& a, Context& ctx) {
   o.communicator = &ctx.world;  // under mpirun: a batch's families spread over the ranks
   const TrainResult result = bio::train_contact_model(*model, train, validation, o, resume ? &*resume : nullptr);
 
-  ParameterArena arena(model->named_parameters());
-  CheckpointData data = capture_checkpoint(*model, arena, nullptr, nullptr);
-  Json names = Json::array();
-  Json val_names = Json::array();
-  for (const auto& f : train) names.push_back(f.features.name);
-  for (const auto& f : validation) val_names.push_back(f.features.name);
-  data.model["training"] = {{"families", names}, {"validation", val_names}, {"epochs", result.epochs_run},
-                            {"best_epoch", result.best_epoch}, {"steps_per_epoch", a.steps_per_epoch}, {"crop", a.crop}, {"lr", a.lr},
-                            {"weight_decay", a.weight_decay}, {"min_separation", a.min_separation},
-                            {"seed", a.seed}, {"seconds", result.seconds}};
+  const CheckpointData data = bio::trained_contact_model_file(*model, o, result, train, validation);
   if (ctx.world.is_root()) {  // every rank holds the same model: rank 0 writes it
     OutputTransaction outputs;  // the model and the summary appear together
     save_checkpoint(a.out, data);
-    if (!a.json.empty()) write_json_file(a.json, training_summary(a, names, scored, result, initial));
+    if (!a.json.empty()) write_json_file(a.json, training_summary(a, data.model["training"]["families"], scored, result, initial));
     outputs.commit();
   }
   ctx.out << std::fixed << std::setprecision(3) << "trained " << result.epochs_run << " epochs in " << std::setprecision(1)

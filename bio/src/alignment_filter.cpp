@@ -7,6 +7,19 @@
 
 namespace attend::bio {
 
+const OptionList<AlignmentFilterOptions>& AlignmentFilterOptions::option_list() {
+  using O = AlignmentFilterOptions;
+  static const OptionList<O> list =
+      OptionList<O>("alignment filter")
+          .add("max_sequence_gap_fraction", &O::max_sequence_gap_fraction,
+               "drop a sequence (never the query) with more gaps than this fraction of L", OptionRange{0.0, 1.0})
+          .add("max_depth", &O::max_depth, "keep the query and the next sequences in file order up to this many; 0: all",
+               OptionRange::at_least(0))
+          .add("max_column_gap_fraction", &O::max_column_gap_fraction,
+               "drop a column with more gaps than this fraction of the sequences kept", OptionRange{0.0, 1.0});
+  return list;
+}
+
 FilteredAlignment filter_alignment(const Alignment& a, const AlignmentFilterOptions& options) {
   ATTEND_CHECK(a.num_sequences() > 0 && a.query == 0, "expected a non-empty alignment, query at row 0");
   const int64_t L = a.length;

@@ -37,45 +37,23 @@ class BlockList : public Module {
 };
 }  // namespace
 
-ContactModelOptions ContactModelOptions::from_json(const Json& config) {
-  const std::string me = "contact_model";
-  ContactModelOptions o;
-  Json block = o.block.to_json();  // the block's keys, with the small-model defaults
-  std::vector<std::string> keys = {"blocks", "max_relative_position", "msa_depth", "neighbour_scores"};
-  for (const auto& [key, value] : block.items()) keys.push_back(key);
-  check_option_keys(config, keys, me);
-  o.c_m = option_or(config, "c_m", o.c_m, me);
-  o.c_z = option_or(config, "c_z", o.c_z, me);
-  o.blocks = option_or(config, "blocks", o.blocks, me);
-  o.max_relative_position = option_or(config, "max_relative_position", o.max_relative_position, me);
-  o.msa_depth = option_or(config, "msa_depth", o.msa_depth, me);
-  o.seed = option_or(config, "seed", o.seed, me);
-  o.neighbour_scores = option_or(config, "neighbour_scores", o.neighbour_scores, me);
-  using evoformer_detail::require_positive;
-  require_positive(me, "c_m", o.c_m);
-  require_positive(me, "c_z", o.c_z);
-  require_positive(me, "max_relative_position", o.max_relative_position);
-  require_positive(me, "msa_depth", o.msa_depth);
-  if (o.blocks < 0) throw InputError(me + ": option 'blocks' must be >= 0");
-  for (const auto& [key, value] : config.items()) {
-    if (block.contains(key)) block[key] = value;
-  }
-  block["c_m"] = o.c_m;
-  block["c_z"] = o.c_z;
-  o.block = EvoformerBlockOptions::from_json(block);  // checks the block options
-  return o;
-}
-
-Json ContactModelOptions::to_json() const {
-  Json j = block.to_json();
-  j.update({{"c_m", c_m},
-            {"c_z", c_z},
-            {"blocks", blocks},
-            {"max_relative_position", max_relative_position},
-            {"msa_depth", msa_depth},
-            {"neighbour_scores", neighbour_scores},
-            {"seed", seed}});
-  return j;
+const OptionList<ContactModelOptions>& ContactModelOptions::option_list() {
+  using O = ContactModelOptions;
+  const OptionRange positive = OptionRange::positive();
+  static const OptionList<O> list =
+      OptionList<O>("contact_model")
+          .add("c_m", &O::c_m, "MSA channels", positive)
+          .add("c_z", &O::c_z, "pair channels", positive)
+          .add("blocks", &O::blocks, "Evoformer blocks", OptionRange::at_least(0))
+          .add("max_relative_position", &O::max_relative_position, "relative positions are clipped to [-r, r]",
+               positive)
+          .add("msa_depth", &O::msa_depth, "sequences (query included) read at prediction time", positive)
+          .add("neighbour_scores", &O::neighbour_scores,
+               "the pair input and the skip path read the potts score's neighbour means too")
+          // Every block's options but the widths and seed, which the model gives each block.
+          .include(&O::block, EvoformerBlockOptions::option_list(), {"c_m", "c_z", "seed"})
+          .add("seed", &O::seed, "seeds the initialisation");
+  return list;
 }
 
 ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
@@ -100,8 +78,7 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
     bo.c_m = o.c_m;
     bo.c_z = o.c_z;
     bo.seed = rng.split();
-    // Validates the block options (throws InputError on a bad one).
-    bo = EvoformerBlockOptions::from_json(bo.to_json());
+    EvoformerBlockOptions::option_list().check(bo);  // options built in code: InputError on a bad one
     blocks_.push_back(stack.add(std::make_unique<EvoformerBlock>(bo), b));
   }
   head_norm_ = &add_child("head_norm", std::make_unique<LayerNormModule>(o.c_z));
@@ -187,6 +164,7 @@ void ContactModel::register_into(Registry& registry) {
   registry.add("contact_model", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<ContactModel>(ContactModelOptions::from_json(config));
   });
+  registry.document("contact_model", ContactModelOptions::option_list().docs());
 }
 
 std::vector<int64_t> whole_family_rows(const ContactModel& model, const FamilyFeatures& family) {

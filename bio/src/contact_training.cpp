@@ -60,6 +60,26 @@ Json run_identity(const ContactTrainOptions& o, const std::vector<TrainingFamily
 
 }  // namespace
 
+const OptionList<ContactTrainOptions>& ContactTrainOptions::option_list() {
+  using O = ContactTrainOptions;
+  static const OptionList<O> list =
+      OptionList<O>("contact training")
+          .add("epochs", &O::epochs, "epochs", OptionRange::at_least(0))
+          .add("steps_per_epoch", &O::steps_per_epoch, "Adam steps per epoch (one batch: a crop of every family)",
+               OptionRange::at_least(1))
+          .add("crop", &O::crop, "residue window of a training example (shorter families are whole)",
+               OptionRange::at_least(2))
+          .add("min_separation", &O::min_separation, "pairs closer in sequence are left out of the loss",
+               OptionRange::at_least(1))
+          .add("seed", &O::seed, "seed of the crops, sequence subsets and dropout")
+          .include(&O::adam, AdamOptions::option_list())
+          .add("clip_grad_norm", &O::clip_grad_norm, "gradients clipped at this norm; 0: no clipping",
+               OptionRange::at_least(0))
+          .add("patience", &O::patience, "early stopping on the validation P@L/5 after this many epochs; 0: off",
+               OptionRange::at_least(0));
+  return list;
+}
+
 std::vector<ContactFamilyEntry> parse_family_list(const std::string& spec) {
   std::vector<ContactFamilyEntry> entries;
   std::error_code error;
@@ -125,6 +145,24 @@ Var contact_loss(const Var& logits, const ContactModelInput& input, const Contac
                     static_cast<float>(double(W * W) / double(counted)));
 }
 
+CheckpointData trained_contact_model_file(const ContactModel& model, const ContactTrainOptions& options,
+                                          const TrainResult& result, const std::vector<TrainingFamily>& train,
+                                          const std::vector<TrainingFamily>& validation) {
+  ParameterArena arena(model.named_parameters());
+  CheckpointData data = capture_checkpoint(model, arena, nullptr, nullptr);
+  Json record = with_short_floats(ContactTrainOptions::option_list().to_json(options));
+  Json names = Json::array(), val_names = Json::array();
+  for (const TrainingFamily& f : train) names.push_back(f.features.name);
+  for (const TrainingFamily& f : validation) val_names.push_back(f.features.name);
+  record.update({{"families", names},
+                 {"validation", val_names},
+                 {"epochs_run", result.epochs_run},
+                 {"best_epoch", result.best_epoch},
+                 {"seconds", result.seconds}});
+  data.model["training"] = record;
+  return data;
+}
+
 FamilyPrecision mean_long_range_precision(const ContactModel& model, const std::vector<TrainingFamily>& families) {
   FamilyPrecision p;
   if (families.empty()) return p;
@@ -142,9 +180,7 @@ TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingF
                                 const std::vector<TrainingFamily>& validation, const ContactTrainOptions& o,
                                 const CheckpointData* resume) {
   if (train.empty()) throw InputError("contacts train needs at least one training family");
-  if (o.epochs < 0 || o.steps_per_epoch < 1 || o.crop < 2 || o.min_separation < 1) {
-    throw InputError("contacts train: epochs >= 0, steps per epoch >= 1, crop >= 2 and min separation >= 1 required");
-  }
+  ContactTrainOptions::option_list().check(o);
   const Communicator& comm = o.communicator != nullptr ? *o.communicator : Communicator::self();
   ParameterArena arena(model.named_parameters());
   // AdamW when decaying: the decay pulls the head towards 0, the potts ranking.

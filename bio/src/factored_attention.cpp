@@ -153,13 +153,31 @@ FactoredResult predict_contacts_factored(const Alignment& alignment, const Facto
   return result;
 }
 
+const OptionList<FactoredOptions>& FactoredOptions::option_list() {
+  using O = FactoredOptions;
+  static const OptionList<O> list =
+      OptionList<O>("factored")
+          .include(&O::filter, AlignmentFilterOptions::option_list())
+          .add("identity_threshold", &O::identity_threshold, "sequence-weight identity threshold; >= 1: uniform weights",
+               OptionRange::positive())
+          .add("n_heads", &O::n_heads, "attention heads H", OptionRange::positive())
+          .add("c_hidden", &O::c_hidden, "query and key width per head", OptionRange::positive())
+          .add("value_states", &O::value_states,
+               "states of the value matrices: 20 (amino acids, no couplings to gaps) or 21 (the gap too)",
+               OptionRange{20.0, 21.0})
+          .add("lambda_single", &O::lambda_single, "weight of the squared fields", OptionRange::at_least(0))
+          .add("lambda_pair_factor", &O::lambda_pair_factor, "lambda_pair = lambda_pair_factor (L - 1)",
+               OptionRange::at_least(0))
+          .add("init_std", &O::init_std, "standard deviation of the initial query and key entries",
+               OptionRange::positive())
+          .add("seed", &O::seed, "seed of the initial queries and keys")
+          .include(&O::optimizer, LbfgsOptions::option_list());
+  return list;
+}
+
 nlohmann::json factored_parameters(const FactoredOptions& options, const PottsResult& result) {
-  nlohmann::json j = detail::pseudo_likelihood_parameters(options, result);
-  j["n_heads"] = options.n_heads;
-  j["c_hidden"] = options.c_hidden;
-  j["value_states"] = options.value_states;
-  j["init_std"] = options.init_std;
-  j["seed"] = options.seed;
+  nlohmann::json j = FactoredOptions::option_list().to_json(options);
+  j.update(detail::fit_statistics(result));
   return j;
 }
 

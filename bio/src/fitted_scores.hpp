@@ -56,23 +56,12 @@ inline Tensor expand_fitted_scores(const Tensor& fitted, const std::vector<int64
   return scores;
 }
 
-/// The options both predictors share (weighting, regularisation, filters, L-BFGS) and the
-/// fit's statistics, as stored in the contacts HDF5 file.
-template <class Options>
-nlohmann::json pseudo_likelihood_parameters(const Options& options, const PottsResult& result) {
+/// A fit's statistics, as stored in the contacts HDF5 file beside the predictor's options
+/// (its option_list's to_json): the lambda_pair used, what was fitted and how the fit ended.
+inline nlohmann::json fit_statistics(const PottsResult& result) {
   return {
-      {"identity_threshold", options.identity_threshold},
-      {"lambda_single", options.lambda_single},
-      {"lambda_pair_factor", options.lambda_pair_factor},
       {"lambda_pair", result.lambda_pair},
-      {"max_sequence_gap_fraction", options.filter.max_sequence_gap_fraction},
-      {"max_depth", options.filter.max_depth},
-      {"max_column_gap_fraction", options.filter.max_column_gap_fraction},
       {"optimizer", "lbfgs"},
-      {"lbfgs_history", options.optimizer.history},
-      {"max_iterations", options.optimizer.max_iterations},
-      {"epsilon", options.optimizer.epsilon},
-      {"past", options.optimizer.past},
       {"num_sequences", result.num_sequences},
       {"num_columns", static_cast<int64_t>(result.columns.size())},
       {"n_eff", result.n_eff},

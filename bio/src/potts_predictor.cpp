@@ -64,10 +64,27 @@ PottsResult predict_contacts_potts(const Alignment& alignment, const PottsOption
   return result;
 }
 
+const OptionList<PottsOptions>& PottsOptions::option_list() {
+  using O = PottsOptions;
+  static const OptionList<O> list =
+      OptionList<O>("potts")
+          .choice("regularization", &O::regularization,
+                  {{"ccmpred", PottsRegularizationRule::kCcmpred}, {"plmdca", PottsRegularizationRule::kPlmdca}},
+                  "ccmpred: the strengths below; plmdca: 0.01 N_eff on fields and couplings, more below N_eff 500")
+          .include(&O::filter, AlignmentFilterOptions::option_list())
+          .add("identity_threshold", &O::identity_threshold, "sequence-weight identity threshold; >= 1: uniform weights",
+               OptionRange::positive())
+          .add("lambda_single", &O::lambda_single, "weight of the squared fields (ccmpred)", OptionRange::at_least(0))
+          .add("lambda_pair_factor", &O::lambda_pair_factor, "lambda_pair = lambda_pair_factor (L - 1) (ccmpred)",
+               OptionRange::at_least(0))
+          .include(&O::optimizer, LbfgsOptions::option_list());
+  return list;
+}
+
 nlohmann::json potts_parameters(const PottsOptions& options, const PottsResult& result) {
-  nlohmann::json p = detail::pseudo_likelihood_parameters(options, result);
-  p["regularization"] = to_string(options.regularization);
-  p["lambda_single"] = result.lambda_single;
+  nlohmann::json p = PottsOptions::option_list().to_json(options);
+  p.update(detail::fit_statistics(result));
+  p["lambda_single"] = result.lambda_single;  // the strength used (plmdca sets its own)
   return p;
 }
 

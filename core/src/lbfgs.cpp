@@ -10,6 +10,18 @@
 
 namespace attend {
 
+const OptionList<LbfgsOptions>& LbfgsOptions::option_list() {
+  using O = LbfgsOptions;
+  static const OptionList<O> list =
+      OptionList<O>("lbfgs")
+          .add("lbfgs_history", &O::history, "correction pairs kept", OptionRange::at_least(1))
+          .add("max_iterations", &O::max_iterations, "iterations at most", OptionRange::at_least(1))
+          .add("epsilon", &O::epsilon, "stop when the objective fell by less than this fraction over `past` iterations",
+               OptionRange::at_least(0))
+          .add("past", &O::past, "window of the relative-decrease test", OptionRange::at_least(1));
+  return list;
+}
+
 namespace {
 
 // Vector operations over fixed blocks (edges depend on the length only): partial dot products

@@ -12,6 +12,7 @@
 #include "attend/core/registry.hpp"
 #include "bindings.hpp"
 #include "numpy_arrays.hpp"
+#include "python_json.hpp"
 #include "thread_count.hpp"
 
 namespace py = pybind11;
@@ -32,10 +33,18 @@ void bind_contacts(py::module_& m) {
   contacts.def(
       "predict",
       [](const py::object& msa, const std::string& method, const std::string& format, const std::string& query,
-         const std::string& model, uint64_t seed, std::optional<int> max_iterations, std::optional<int64_t> heads,
-         std::optional<int> threads) {
+         const std::string& model, const py::object& options, std::optional<uint64_t> seed,
+         std::optional<int> max_iterations, std::optional<int64_t> heads, std::optional<int> threads) {
         bio::ContactPredictorOptions o;
         o.method = bio::parse_contact_method(method);
+        if (!options.is_none()) {  // the keys of the user guide's potts and factored tables
+          const Json given = to_json(options, "options");
+          if (o.method == bio::ContactMethod::kFactored) {
+            o.factored = bio::FactoredOptions::option_list().from_json(given);
+          } else {
+            o.potts = bio::PottsOptions::option_list().from_json(given);
+          }
+        }
         bio::AlignmentFeatures input;
         std::string source = "msa";
         if (py::isinstance<py::str>(msa)) {
@@ -51,7 +60,7 @@ void bind_contacts(py::module_& m) {
         o.registry = &Registry::global();
         if (max_iterations) o.potts.optimizer.max_iterations = o.factored.optimizer.max_iterations = *max_iterations;
         if (heads) o.factored.n_heads = *heads;
-        o.factored.seed = seed;
+        if (seed) o.factored.seed = *seed;
         Tensor scores;
         {
           py::gil_scoped_release release;
@@ -61,10 +70,13 @@ void bind_contacts(py::module_& m) {
         return to_numpy(scores);
       },
       py::arg("msa"), py::kw_only(), py::arg("method") = "potts", py::arg("format") = "auto", py::arg("query") = "",
-      py::arg("model") = "", py::arg("seed") = 0, py::arg("max_iterations") = py::none(),
+      py::arg("model") = "", py::arg("options") = py::none(), py::arg("seed") = py::none(),
+      py::arg("max_iterations") = py::none(),
       py::arg("heads") = py::none(), py::arg("threads") = py::none(),
       "Contact scores [L, L] of an alignment: a file path (any format `contacts predict` reads) or a list of "
-      "aligned rows, query first. method: potts, factored or evoformer (model: the model file).");
+      "aligned rows, query first. method: potts, factored or evoformer (model: the model file). options: a dict "
+      "of the method's options (the user guide's potts and factored tables; potts for evoformer's scores); "
+      "seed, max_iterations and heads apply over it.");
   contacts.def(
       "evaluate",
       [](const FloatArray& scores, const std::string& truth, const std::string& pdb, const std::string& chain,

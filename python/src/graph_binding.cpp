@@ -82,6 +82,15 @@ graph::NodeDataset dataset_from_python(const IndexArray& edge_index, const py::o
 
 }  // namespace
 
+std::shared_ptr<const graph::PreparedNodeData> PythonGraph::prepared(bool normalize_features) const {
+  const std::lock_guard<std::mutex> lock(cache->mutex);
+  std::shared_ptr<const graph::PreparedNodeData>& slot = normalize_features ? cache->normalized : cache->raw;
+  if (!slot) {
+    slot = std::make_shared<const graph::PreparedNodeData>(graph::prepare_node_data(*dataset, normalize_features));
+  }
+  return slot;
+}
+
 void bind_graph(py::module_& m) {
   py::class_<PythonGraph>(m, "Graph", "A node-classification graph: edges, features, labels and splits.")
       .def(py::init([](const IndexArray& edge_index, const py::object& x, const py::object& y, const py::object& train,

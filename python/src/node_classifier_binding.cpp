@@ -10,10 +10,12 @@
 #include "attend/core/json_reader.hpp"
 #include "attend/core/ops/softmax.hpp"
 #include "attend/core/registry.hpp"
+#include "attend/graph/node_runs.hpp"
 #include "attend/graph/node_training.hpp"
 #include "attend/graph/trained_node_model.hpp"
 #include "bindings.hpp"
 #include "numpy_arrays.hpp"
+#include "python_json.hpp"
 #include "python_graph.hpp"
 #include "thread_count.hpp"
 
@@ -35,18 +37,10 @@ struct PythonNodeClassifier {
     if (!loaded.model) throw InputError("the model is not trained: call fit() or NodeClassifier.load()");
     return *loaded.model;
   }
-  graph::PreparedNodeData prepare(const PythonGraph& g) const {
-    return graph::prepare_node_data(*g.dataset, loaded.normalize_features);
+  std::shared_ptr<const graph::PreparedNodeData> prepare(const PythonGraph& g) const {
+    return g.prepared(loaded.normalize_features);
   }
 };
-
-/// A Python object as JSON (through the json module, so any nesting of dicts and lists works).
-Json to_json(const py::object& value, const std::string& what) {
-  const std::string text = py::module_::import("json").attr("dumps")(value).cast<std::string>();
-  return parse_json(text, what);
-}
-
-py::object to_python(const Json& value) { return py::module_::import("json").attr("loads")(value.dump()); }
 
 py::dict run_dict(const graph::NodeRunResult& r) {
   return py::dict(py::arg("seed") = r.seed, py::arg("val_acc") = r.val_acc, py::arg("test_acc") = r.test_acc,
@@ -76,23 +70,22 @@ void bind_node_classifier(py::module_& m) {
           [](PythonNodeClassifier& c, const PythonGraph& g, std::optional<int> epochs, std::optional<int> patience,
              uint64_t seed, std::optional<int> threads, bool progress) {
             if (!c.spec) throw InputError("a loaded model cannot be trained again; build a new NodeClassifier");
-            graph::NodeRunOptions o;
-            o.seed = seed;
-            o.epochs = epochs.value_or(-1);
-            o.patience = patience.value_or(-1);
-            o.progress.mode = progress ? ProgressMode::kAuto : ProgressMode::kSilent;
+            graph::NodeRunsOptions o;  // one run, as `node-classify train` without --runs
+            o.run.seed = seed;
+            o.run.epochs = epochs.value_or(-1);
+            o.run.patience = patience.value_or(-1);
+            o.run.progress.mode = progress ? ProgressMode::kAuto : ProgressMode::kSilent;
             CheckpointData checkpoint;
-            o.checkpoint_out = &checkpoint;
-            graph::NodeRunResult result;
+            o.run.checkpoint_out = &checkpoint;
+            graph::NodeRunsResult result;
             {
               py::gil_scoped_release release;
               const ScopedThreadCount thread_count(threads);
-              const graph::PreparedNodeData data = graph::prepare_node_data(*g.dataset, c.spec->normalize_features);
-              result = graph::train_node_classifier(data, *c.spec, Registry::global(), o);
+              result = graph::train_node_runs(*g.prepared(c.spec->normalize_features), *c.spec, Registry::global(), o);
               c.loaded = graph::node_model_from_checkpoint(checkpoint, Registry::global(), c.source);
             }
             c.checkpoint = std::move(checkpoint);
-            return run_dict(result);
+            return run_dict(result.runs.front());
           },
           py::arg("graph"), py::kw_only(), py::arg("epochs") = py::none(), py::arg("patience") = py::none(),
           py::arg("seed") = 0, py::arg("threads") = py::none(), py::arg("progress") = false,
@@ -105,8 +98,7 @@ void bind_node_classifier(py::module_& m) {
             {
               py::gil_scoped_release release;
               const ScopedThreadCount thread_count(threads);
-              const graph::PreparedNodeData data = c.prepare(g);
-              probabilities = ops::softmax(Var(graph::class_logits(c.model(), data, c.source))).value();
+              probabilities = ops::softmax(Var(graph::class_logits(c.model(), *c.prepare(g), c.source))).value();
             }
             return to_numpy(probabilities);
           },
@@ -118,8 +110,8 @@ void bind_node_classifier(py::module_& m) {
             std::vector<graph::SplitScore> scores;
             {
               py::gil_scoped_release release;
-              const graph::PreparedNodeData data = c.prepare(g);
-              scores = graph::score_splits(graph::class_logits(c.model(), data, c.source), data.dataset);
+              const std::shared_ptr<const graph::PreparedNodeData> data = c.prepare(g);
+              scores = graph::score_splits(graph::class_logits(c.model(), *data, c.source), data->dataset);
             }
             py::dict out;
             for (const graph::SplitScore& s : scores) {
@@ -132,11 +124,12 @@ void bind_node_classifier(py::module_& m) {
       .def(
           "attention",
           [](PythonNodeClassifier& c, const PythonGraph& g) {
-            const graph::PreparedNodeData data = c.prepare(g);
+            std::shared_ptr<const graph::PreparedNodeData> data;
             std::vector<graph::AttentionExport> attention;
             {
               py::gil_scoped_release release;
-              graph::class_logits(c.model(), data, c.source, &attention);
+              data = c.prepare(g);
+              graph::class_logits(c.model(), *data, c.source, &attention);
             }
             py::list out;
             for (const graph::AttentionExport& a : attention) {

@@ -11,6 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attend/bio/contact_model.hpp"
+#include "attend/bio/contact_training.hpp"
+#include "attend/bio/factored_attention.hpp"
+#include "attend/bio/potts_predictor.hpp"
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -279,6 +283,23 @@ TEST_CASE("the user guide's optimizer tables are the optimizers' option lists", 
         std::string::npos);
   CHECK(guide.find("#### optimizer `sgd`\n\n" + option_table_markdown(SgdOptions::option_list().docs())) !=
         std::string::npos);
+}
+
+TEST_CASE("the user guide's contact tables are the contact option lists", "[apps]") {
+  std::ifstream file(std::string(ATTEND_DOCS_DIR) + "/user-guide.md");
+  const std::string guide((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(guide.empty());
+  const std::vector<std::pair<std::string, std::vector<OptionDoc>>> tables = {
+      {"method `potts`", bio::PottsOptions::option_list().docs()},
+      {"method `factored`", bio::FactoredOptions::option_list().docs()},
+      {"`contact_model`", bio::ContactModelOptions::option_list().docs()},
+      {"`contacts train`", bio::ContactTrainOptions::option_list().docs()},
+  };
+  for (const auto& [heading, docs] : tables) {
+    const std::string section = "#### " + heading + "\n\n" + option_table_markdown(docs);
+    INFO(section);
+    CHECK(guide.find(section) != std::string::npos);
+  }
 }
 
 TEST_CASE("attend layers on an empty registry", "[apps]") {

@@ -70,6 +70,32 @@ TEST_CASE("contact training: the loss falls on a synthetic family", "[bio]") {
   CHECK_FALSE(model.is_training());
 }
 
+TEST_CASE("contact training: the model file records the options and families, and reads back as the model", "[bio]") {
+  const std::vector<bio::TrainingFamily> train = {testing::synthetic_family(12, 6, 3)};
+  const std::vector<bio::TrainingFamily> val = {testing::synthetic_family(10, 5, 4)};
+  bio::ContactModel model(small_options());
+  bio::ContactTrainOptions o = quiet_options(2);
+  o.patience = 3;
+  const TrainResult r = bio::train_contact_model(model, train, val, o);
+  const CheckpointData file = bio::trained_contact_model_file(model, o, r, train, val);
+  const Json& record = file.model.at("training");
+  // Every option of the list, read back into the same options.
+  Json options = record;
+  for (const char* key : {"families", "validation", "epochs_run", "best_epoch", "seconds"}) options.erase(key);
+  const bio::ContactTrainOptions read = bio::ContactTrainOptions::option_list().from_json(options);
+  CHECK(bio::ContactTrainOptions::option_list().to_json(read) == bio::ContactTrainOptions::option_list().to_json(o));
+  CHECK(read.patience == 3);
+  CHECK(read.crop == 10);
+  CHECK(record.at("families") == Json::array({train[0].features.name}));
+  CHECK(record.at("validation") == Json::array({val[0].features.name}));
+  CHECK(record.at("epochs_run") == r.epochs_run);
+  CHECK(record.at("best_epoch") == r.best_epoch);
+  CHECK(file.optimizer_type.empty());
+  // The config is the model's options, the block's as keys of the same object.
+  CHECK(bio::ContactModelOptions::from_json(file.model.at("config")).to_json() == small_options().to_json());
+  CHECK(file.model.at("config").at("n_heads_msa") == 2);
+}
+
 TEST_CASE("contact training: the loss leaves out pairs closer than min_separation", "[bio]") {
   const bio::TrainingFamily fam = testing::synthetic_family(12, 6, 9);
   Rng rng(0);

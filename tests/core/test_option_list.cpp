@@ -114,3 +114,68 @@ TEST_CASE("OptionRange: open and closed ends", "[core]") {
   CHECK((OptionRange{0.0, 1000.0}).to_string() == "[0, 1000]");
   CHECK(OptionRange::any().to_string() == "any");
 }
+
+namespace {
+
+struct Shared {
+  int64_t heads = 1;
+  float dropout = 0.0f;
+
+  static const OptionList<Shared>& option_list() {
+    static const OptionList<Shared> list = OptionList<Shared>("shared")
+                                               .add("heads", &Shared::heads, "heads", OptionRange::positive())
+                                               .add("dropout", &Shared::dropout, "dropout", OptionRange::fraction());
+    return list;
+  }
+};
+
+struct Layer : Shared {
+  int64_t width = 4;
+  Toy inner = [] {
+    Toy t;
+    t.heads = 5;  // defaults that differ from Toy{}'s
+    t.seed = 9;
+    return t;
+  }();
+
+  static const OptionList<Layer>& option_list() {
+    static const OptionList<Layer> list = OptionList<Layer>("layer")
+                                              .add("width", &Layer::width, "width", OptionRange::positive())
+                                              .include(Shared::option_list())
+                                              .include(&Layer::inner, Toy::option_list(), {"width", "heads", "dropout"});
+    return list;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("OptionList composes: a base class's list and a member's list, as keys of one object", "[core]") {
+  const OptionList<Layer>& list = Layer::option_list();
+  std::vector<std::string> keys;
+  for (const OptionDoc& d : list.docs()) keys.push_back(d.key);
+  CHECK(keys == std::vector<std::string>{"width", "heads", "dropout", "bias", "seed", "mode"});
+  const Layer l = list.from_json({{"heads", 3}, {"dropout", 0.5}, {"mode", "fast"}, {"seed", 11}});
+  CHECK(l.heads == 3);
+  CHECK(l.dropout == 0.5f);
+  CHECK(l.width == 4);
+  CHECK(l.inner.mode == Mode::kFast);
+  CHECK(l.inner.seed == 11);
+  CHECK(l.inner.heads == 5);  // left out: the member keeps the outer struct's default
+  CHECK(l.inner.dropout == 0.25f);
+  const Json j = list.to_json(l);
+  CHECK(j == Json({{"width", 4}, {"heads", 3}, {"dropout", 0.5}, {"bias", true}, {"seed", 11}, {"mode", "fast"}}));
+  CHECK(list.to_json(list.from_json(j)) == j);
+  // Errors name the including list; left-out keys are unknown.
+  CHECK_THROWS_WITH(list.from_json({{"heads", 0}}), "layer: option 'heads' must be > 0, got '0'");
+  CHECK_THROWS_WITH(list.from_json({{"mode", "slow"}}), "layer: option 'mode' must be one of 'fast', 'exact', got 'slow'");
+  CHECK_THROWS_WITH(list.from_json({{"head", 1}}),
+                    "layer: unknown option 'head'; valid options: width, heads, dropout, bias, seed, mode");
+  Layer bad = l;
+  bad.dropout = 2.0f;
+  CHECK_THROWS_WITH(list.check(bad), "layer: option 'dropout' must be [0, 1), got 2");
+  // The documented defaults are the including struct's.
+  const std::string table = option_table_markdown(list.docs());
+  CHECK(table.find("| `seed` | integer | 9 | any | seed |\n") != std::string::npos);
+  CHECK(table.find("| `heads` | integer | 1 | > 0 | heads |\n") != std::string::npos);
+  CHECK(list.from_json(Json::object()).inner.seed == 9);
+}

@@ -26,6 +26,29 @@ def test_contacts_predict_returns_the_matrix_the_command_line_writes(attend_bina
     assert 0.0 <= precision["long"]["P@L/5"] <= 1.0
 
 
+def test_contacts_options_are_the_user_guide_keys(attend_binary, data_dir, tmp_path):
+    msa = os.path.join(data_dir, "proteins", "psicov_subset", "aln", "1atzA.aln.gz")
+    scores = attend.contacts.predict(msa, options={"lambda_single": 0.05, "max_iterations": 8,
+                                                   "max_column_gap_fraction": 0.5})
+    subprocess.run([attend_binary, "contacts", "predict", "--msa", msa, "--lambda-single", "0.05", "--max-iterations",
+                    "8", "--max-column-gaps", "0.5", "--quiet", "--out", str(tmp_path / "p")],
+                   check=True, capture_output=True)
+    np.testing.assert_array_equal(scores, np.loadtxt(tmp_path / "p.mat", dtype=np.float32))
+    # The keyword arguments apply over the dict.
+    np.testing.assert_array_equal(
+        attend.contacts.predict(msa, options={"lambda_single": 0.05, "max_iterations": 3, "max_column_gap_fraction": 0.5},
+                                max_iterations=8), scores)
+    rows = ["ACDEFGHIK", "ACDEYGHIK", "ACNEFGHLK", "GCDEFGHIK"]
+    factored = attend.contacts.predict(rows, method="factored", options={"n_heads": 2, "c_hidden": 4,
+                                                                         "max_iterations": 3})
+    np.testing.assert_array_equal(
+        attend.contacts.predict(rows, method="factored", options={"c_hidden": 4}, heads=2, max_iterations=3), factored)
+    with pytest.raises(ValueError, match="potts: unknown option 'lambda'"):
+        attend.contacts.predict(rows, options={"lambda": 1.0})
+    with pytest.raises(ValueError, match="factored: option 'value_states' must be \\[20, 21\\], got '19'"):
+        attend.contacts.predict(rows, method="factored", options={"value_states": 19})
+
+
 def test_contacts_input_errors():
     with pytest.raises(ValueError, match="row 2 has 3 aligned columns, row 1 has 4"):
         attend.contacts.predict(["ACDE", "ACD"])

@@ -53,6 +53,28 @@ def test_predictions_do_not_depend_on_the_thread_count(cora_arrays):
     assert model.attention(g) == [None, None]  # gcn layers do not attend
 
 
+def test_a_graph_prepared_once_predicts_what_a_fresh_one_does(cora_arrays):
+    arrays = dict(x=cora_arrays["x"], y=cora_arrays["y"], train=cora_arrays["train"], val=cora_arrays["val"],
+                  test=cora_arrays["test"])
+    g = attend.Graph(cora_arrays["edge_index"], **arrays)
+    model = attend.NodeClassifier({"layers": [{"type": "gat", "out_channels": 8, "heads": 2}, {"type": "gat"}],
+                                   "activation": "elu", "optimizer": {"type": "adam", "lr": 0.01},
+                                   "epochs": 3, "patience": 0})
+    model.fit(g, seed=2)
+    # The second call on g reuses the graph the first prepared; a new Graph prepares its own.
+    first = model.predict(g)
+    np.testing.assert_array_equal(model.predict(g), first)
+    np.testing.assert_array_equal(model.predict(attend.Graph(cora_arrays["edge_index"], **arrays)), first)
+    # The raw (not normalised) preparation is kept apart from the normalised one.
+    raw = attend.NodeClassifier({"layers": [{"type": "gcn"}], "normalize_features": False, "epochs": 2,
+                                 "patience": 0})
+    raw.fit(g, seed=2)
+    np.testing.assert_array_equal(raw.predict(g), raw.predict(attend.Graph(cora_arrays["edge_index"], **arrays)))
+    np.testing.assert_array_equal(model.predict(g), first)
+    assert model.evaluate(g)["test"]["accuracy"] == model.evaluate(attend.Graph(cora_arrays["edge_index"],
+                                                                                 **arrays))["test"]["accuracy"]
+
+
 def test_attention_weights_sum_to_one_over_each_node_in_edges(cora_arrays):
     g = attend.Graph(cora_arrays["edge_index"], x=cora_arrays["x"], y=cora_arrays["y"], train=cora_arrays["train"])
     model = attend.NodeClassifier("gat-cora")

@@ -7,6 +7,26 @@
 
 namespace attend::graph {
 
+const OptionList<AttentionHeadsOptions>& AttentionHeadsOptions::option_list() {
+  using O = AttentionHeadsOptions;
+  static const OptionList<O> list =
+      OptionList<O>("attention heads")
+          .add("heads", &O::heads, "attention heads", OptionRange::positive())
+          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
+          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction());
+  return list;
+}
+
+const OptionList<AttentionEndingOptions>& AttentionEndingOptions::option_list() {
+  using O = AttentionEndingOptions;
+  static const OptionList<O> list = OptionList<O>("attention ending")
+                                        .include(AttentionHeadsOptions::option_list())
+                                        .add("residual", &O::residual, "add a linear projection of the input")
+                                        .add("bias", &O::bias, "learned output bias");
+  return list;
+}
+
 ops::SparseAttentionOptions layer_attention_options(float dropout, uint64_t seed, bool training,
                                                     float negative_slope) {
   ops::SparseAttentionOptions sa;

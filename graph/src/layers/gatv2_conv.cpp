@@ -18,14 +18,9 @@ const OptionList<GatV2Options>& GatV2Options::option_list() {
       OptionList<O>("gatv2")
           .required("in_channels", &O::in_channels, "input features", OptionRange::positive())
           .required("out_channels", &O::out_channels, "features per head", OptionRange::positive())
-          .add("heads", &O::heads, "attention heads", OptionRange::positive())
-          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .include(AttentionEndingOptions::option_list())
           .add("negative_slope", &O::negative_slope, "LeakyReLU slope inside the attention scores")
-          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
-          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
           .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node")
-          .add("residual", &O::residual, "add a linear projection of the input")
-          .add("bias", &O::bias, "learned output bias")
           .add("share_weights", &O::share_weights, "one projection for sources and destinations (W_src = W_dst)")
           .add("seed", &O::seed, "seed of the initialisation");
   return list;

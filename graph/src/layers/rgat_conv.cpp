@@ -27,21 +27,18 @@ const OptionList<RgatOptions>& RgatOptions::option_list() {
           .required("num_relations", &O::num_relations, "relation types R (\"auto\": the graph's)", OptionRange::positive())
           .add("num_bases", &O::num_bases, "bases of the weight decomposition; 0: a full weight per relation",
                OptionRange::at_least(0))
-          .add("heads", &O::heads, "attention heads", OptionRange::positive())
-          .add("concat", &O::concat, "concatenate the heads ([N, heads * out]); false: their mean ([N, out])")
+          .include(AttentionHeadsOptions::option_list())
           .add("negative_slope", &O::negative_slope, "LeakyReLU slope of the attention logits")
-          .add("dropout", &O::dropout, "dropout on the attention weights (training)", OptionRange::fraction())
-          .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
           .add("add_self_loops", &O::add_self_loops, "attend over the graph with one self-loop per node (its own relation)")
           .add("bias", &O::bias, "learned output bias")
           .choice("attention_mechanism", &O::attention_mechanism,
-                  {{"across-relation", "across-relation"}, {"within-relation", "within-relation"}},
+                  {{"across-relation", O::Mechanism::kAcrossRelation}, {"within-relation", O::Mechanism::kWithinRelation}},
                   "one softmax over all in-edges of a node (ARGAT), or one per relation, summed (WIRGAT)")
           .choice("attention_mode", &O::attention_mode,
-                  {{"additive-self-attention", "additive-self-attention"},
-                   {"multiplicative-self-attention", "multiplicative-self-attention"}},
+                  {{"additive-self-attention", O::Mode::kAdditive},
+                   {"multiplicative-self-attention", O::Mode::kMultiplicative}},
                   "e = LeakyReLU(q_i + k_j), or e = q_i k_j")
-          .choice("attention_init", &O::attention_init, {{"glorot", "glorot"}, {"zeros", "zeros"}},
+          .choice("attention_init", &O::attention_init, {{"glorot", O::Init::kGlorot}, {"zeros", O::Init::kZeros}},
                   "not in PyG: zeros starts the logits at zero (a within-relation layer starts as R-GCN)")
           .add("seed", &O::seed, "seed of the initialisation");
   return list;
@@ -64,9 +61,9 @@ RgatConv::RgatConv(RgatOptions o) : options_(o) {
   }
   Tensor att_src = init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng);
   Tensor att_dst = init::glorot_uniform({o.heads, o.out_channels}, o.heads, o.out_channels, rng);
-  if (o.attention_init == "zeros") {  // zero logits: uniform attention at the start
+  if (o.attention_init == RgatOptions::Init::kZeros) {  // zero logits: uniform attention at the start
     att_dst = init::zeros({o.heads, o.out_channels});
-    if (o.attention_mode == "additive-self-attention") att_src = init::zeros({o.heads, o.out_channels});
+    if (o.attention_mode == RgatOptions::Mode::kAdditive) att_src = init::zeros({o.heads, o.out_channels});
   }
   att_src_ = add_parameter("att_src", std::move(att_src));
   att_dst_ = add_parameter("att_dst", std::move(att_dst));
@@ -92,12 +89,12 @@ Var RgatConv::forward(const NodeFeatures& x, const GraphContext& graph, uint64_t
   Var s_dst = ops::head_dot(g, att_dst_);  // [S, H]
   Var k = ops::gather_rows(s_src, index->src_slot);  // [E, H]
   Var q = ops::gather_rows(s_dst, index->dst_slot);  // [E, H]
-  Var logits = o.attention_mode == "additive-self-attention" ? ops::leaky_relu(ops::add(q, k), o.negative_slope)
+  Var logits = o.attention_mode == RgatOptions::Mode::kAdditive ? ops::leaky_relu(ops::add(q, k), o.negative_slope)
                                                               : ops::mul(q, k);  // [E, H]
   const ops::SparseAttentionOptions sa = layer_attention_options(o.dropout, seed, is_training());
   Tensor* weights = attention_weights_out(attention, view);
   Var out;
-  if (o.attention_mechanism == "within-relation") {
+  if (o.attention_mechanism == RgatOptions::Mechanism::kWithinRelation) {
     Var per_slot = ops::sparse_attention(index->within_csr, ops::SparseScores::precomputed(logits), g, sa,
                                          weights);  // [S, H, C]: one softmax per (node, relation)
     out = ops::reshape(ops::sparse_matmul(index->slot_sum, ops::reshape(per_slot, {n_slots, heads * c})),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attend/bio/alignment.hpp"
+#include "attend/core/option_list.hpp"
 
 namespace attend::bio {
 
@@ -17,6 +18,8 @@ struct AlignmentFilterOptions {
   int64_t max_depth = 0;
   /// Drop a column whose gap count, over the sequences kept, is above this fraction of them.
   double max_column_gap_fraction = 1.0;
+
+  static const OptionList<AlignmentFilterOptions>& option_list();
 };
 
 /// A filtered alignment and where its rows and columns came from.

@@ -41,7 +41,6 @@ namespace evoformer_detail {
 class LayerNormModule;
 }
 
-/// The JSON config, same keys.
 /// The block options the contact model starts from: small widths, no recomputation.
 inline EvoformerBlockOptions small_evoformer_block() {
   EvoformerBlockOptions b;
@@ -56,6 +55,7 @@ inline EvoformerBlockOptions small_evoformer_block() {
   return b;
 }
 
+/// The JSON config, same keys: the block's options are keys of the same object.
 struct ContactModelOptions {
   int64_t c_m = 16;                ///< MSA channels
   int64_t c_z = 16;                ///< pair channels
@@ -70,9 +70,11 @@ struct ContactModelOptions {
   EvoformerBlockOptions block = small_evoformer_block();
   uint64_t seed = 0;               ///< seeds the initialisation
 
+  /// The options declared once (`attend layers --options contact_model`).
+  static const OptionList<ContactModelOptions>& option_list();
   /// Read from JSON (absent keys keep the defaults); bad values throw attend::InputError.
-  static ContactModelOptions from_json(const Json& config);
-  Json to_json() const;
+  static ContactModelOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// Initial bias of the skip path: sigmoid(-3) = 0.05, a contact prior of the order of the

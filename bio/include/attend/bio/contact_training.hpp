@@ -76,6 +76,11 @@ struct ContactTrainOptions {
   /// The ranks a batch's families are spread over (the file comment); null: this process
   /// alone. Every rank of it must call `train_contact_model` with the same options and data.
   const Communicator* communicator = nullptr;
+
+  /// The training options declared once (not the checkpoint path, progress or communicator,
+  /// which say where a run writes and reports): the model file's "training" record, the user
+  /// guide's table.
+  static const OptionList<ContactTrainOptions>& option_list();
 };
 
 /// The loss of one window: mean binary cross-entropy of `logits` [W, W] over the pairs of
@@ -92,6 +97,14 @@ Var contact_loss(const Var& logits, const ContactModelInput& input, const Contac
 TrainResult train_contact_model(ContactModel& model, const std::vector<TrainingFamily>& train,
                                 const std::vector<TrainingFamily>& validation, const ContactTrainOptions& options,
                                 const CheckpointData* resume = nullptr);
+
+/// The model file `attend contacts train --out` writes: `model`'s parameters (no optimizer
+/// or trainer state), its config, and a "training" record: `options` (option_list's keys),
+/// the training and validation families by name, and from `result` epochs_run, best_epoch
+/// (0-based) and seconds.
+CheckpointData trained_contact_model_file(const ContactModel& model, const ContactTrainOptions& options,
+                                          const TrainResult& result, const std::vector<TrainingFamily>& train,
+                                          const std::vector<TrainingFamily>& validation);
 
 /// Mean long-range precision at L/5 and L/2 of `model` (evaluation mode) over `families`.
 struct FamilyPrecision {

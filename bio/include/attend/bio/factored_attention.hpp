@@ -80,6 +80,10 @@ struct FactoredOptions {
   /// Iterations after which the snapshot callback receives the scores the fit would return
   /// if it stopped there (the same bits as a fit with max_iterations set to that iteration).
   std::vector<int> snapshot_iterations;
+
+  /// The options declared once (all but snapshot_iterations, a request to the fit): the keys
+  /// of the fit's recorded parameters, the user guide's table.
+  static const OptionList<FactoredOptions>& option_list();
 };
 
 /// Receives (iteration, scores [L, L] in input numbering) for `snapshot_iterations`.

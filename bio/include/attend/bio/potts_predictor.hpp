@@ -60,6 +60,9 @@ struct PottsOptions {
   /// alignments (PF00014, PF00200), where the early stop acts as extra regularisation at
   /// CCMpred's lambda_pair; so the CCMpred rule stays the default (`--tolerance` changes it).
   LbfgsOptions optimizer{.history = 5, .max_iterations = 250, .epsilon = 1e-2, .past = 5};
+
+  /// The options declared once: the keys of the fit's recorded parameters, the user guide's table.
+  static const OptionList<PottsOptions>& option_list();
 };
 
 /// Progress of a fit, reported after every L-BFGS iteration.

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "attend/core/option_list.hpp"
+
 namespace attend {
 
 /// The function to minimise: returns f(x) and writes its gradient (same length as x) to `grad`.
@@ -42,6 +44,10 @@ struct LbfgsOptions {
   /// Sufficient-decrease (Armijo) constant c1 and curvature constant c2 of the Wolfe conditions.
   double c1 = 1e-4;
   double c2 = 0.9;
+
+  /// The options a fit exposes (history, iterations and the relative-decrease rule), with the
+  /// keys of the fit's recorded parameters; the line-search constants are not options.
+  static const OptionList<LbfgsOptions>& option_list();
 };
 
 /// Why the minimisation stopped.

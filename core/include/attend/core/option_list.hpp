@@ -2,8 +2,11 @@
 /// OptionList: the fields of an options struct declared once (JSON key, member, allowed range
 /// or names, meaning; the default is the struct's own), from which come the key check,
 /// `from_json`, `to_json` and the documentation table (`attend layers --options NAME`, the
-/// layer tables of docs/user-guide.md).
+/// layer tables of docs/user-guide.md). Lists compose: `include` takes the fields of another
+/// struct's list, held as a base class (options several structs share, declared once) or as a
+/// member (nested options, read and written as keys of the same flat object).
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -53,6 +56,9 @@ std::string option_table_markdown(const std::vector<OptionDoc>& docs);
 
 template <class T>
 class OptionList {
+  template <class>
+  friend class OptionList;
+
  public:
   explicit OptionList(std::string owner) : owner_(std::move(owner)) {}
 
@@ -78,8 +84,7 @@ class OptionList {
     }
     ATTEND_CHECK(!fallback.empty(), owner_ << ": option " << key << " has a default that no name gives");
     Field f{{key, "string", fallback, allowed, std::move(meaning)}, {}, {}, {}};
-    const std::string owner = owner_;
-    f.read = [owner, key, member, names, allowed](const Json& config, T& out) {
+    f.read = [key, member, names, allowed](const Json& config, T& out, const std::string& owner) {
       if (!config.is_object() || !config.contains(key) || is_null_option(config, key)) return;
       const std::string name = option_or<std::string>(config, key, "", owner);
       for (const auto& [candidate, value] : names) {
@@ -100,6 +105,22 @@ class OptionList {
     return *this;
   }
 
+  /// The fields of `list`, a list of S (a base class of T), after those given so far; the
+  /// keys in `except` are left out. Errors name this list's owner; the defaults documented are
+  /// T{}'s.
+  template <class S>
+  OptionList& include(const OptionList<S>& list, const std::vector<std::string>& except = {}) {
+    static_assert(std::is_base_of_v<S, T>, "OptionList::include(list) takes the list of a base class");
+    return include_fields(list, [](T& t) -> S& { return t; }, [](const T& t) -> const S& { return t; }, except);
+  }
+  /// The fields of `list` read into and written from `member` (nested options as keys of the
+  /// same object); the keys in `except` are left out (options the outer struct sets itself).
+  template <class S>
+  OptionList& include(S T::*member, const OptionList<S>& list, const std::vector<std::string>& except = {}) {
+    return include_fields(list, [member](T& t) -> S& { return t.*member; },
+                          [member](const T& t) -> const S& { return t.*member; }, except);
+  }
+
   /// Every key checked against the list (attend::InputError naming the owner and the known
   /// keys), then each option read over T{}'s defaults and checked. A null config is empty; a
   /// null value of an optional option is its default.
@@ -108,7 +129,7 @@ class OptionList {
     for (const Field& f : fields_) known.push_back(f.doc.key);
     check_option_keys(config, known, owner_);
     T out{};
-    for (const Field& f : fields_) f.read(config, out);
+    for (const Field& f : fields_) f.read(config, out, owner_);
     return out;
   }
 
@@ -116,7 +137,7 @@ class OptionList {
   /// option 'key' must be <range>, got <value>"): for options built in code, not read from JSON.
   void check(const T& options) const {
     for (const Field& f : fields_) {
-      if (f.check) f.check(options);
+      if (f.check) f.check(options, owner_);
     }
   }
 
@@ -133,12 +154,34 @@ class OptionList {
   }
 
  private:
+  /// read and check take the owner that errors name (the including list's, for included fields).
   struct Field {
     OptionDoc doc;
-    std::function<void(const Json&, T&)> read;
+    std::function<void(const Json&, T&, const std::string&)> read;
     std::function<void(const T&, Json&)> write;
-    std::function<void(const T&)> check;  ///< numeric options: the value lies in the range
+    std::function<void(const T&, const std::string&)> check;  ///< numeric options: the value lies in the range
   };
+
+  template <class S, class Get, class GetConst>
+  OptionList& include_fields(const OptionList<S>& list, Get get, GetConst get_const, const std::vector<std::string>& except) {
+    const T defaults{};
+    for (const typename OptionList<S>::Field& sub : list.fields_) {
+      if (std::find(except.begin(), except.end(), sub.doc.key) != except.end()) continue;
+      Field f{sub.doc, {}, {}, {}};
+      if (f.doc.default_value != "required") {  // the default T{} gives, which may differ from S{}'s
+        Json value = Json::object();
+        sub.write(get_const(defaults), value);
+        f.doc.default_value = with_short_floats(value.at(sub.doc.key)).dump();
+      }
+      f.read = [read = sub.read, get](const Json& config, T& out, const std::string& owner) { read(config, get(out), owner); };
+      f.write = [write = sub.write, get_const](const T& in, Json& out) { write(get_const(in), out); };
+      if (sub.check) {
+        f.check = [check = sub.check, get_const](const T& in, const std::string& owner) { check(get_const(in), owner); };
+      }
+      fields_.push_back(std::move(f));
+    }
+    return *this;
+  }
 
   template <class M>
   OptionList& add_number(std::string key, M T::*member, std::string meaning, OptionRange range, bool required) {
@@ -146,8 +189,7 @@ class OptionList {
     const char* type = std::is_same_v<M, bool> ? "bool" : std::is_integral_v<M> ? "integer" : "number";
     const std::string fallback = required ? "required" : with_short_floats(Json(T{}.*member)).dump();
     Field f{{key, type, fallback, std::is_same_v<M, bool> ? "true, false" : range.to_string(), std::move(meaning)}, {}, {}, {}};
-    const std::string owner = owner_;
-    f.read = [owner, key, member, range, required](const Json& config, T& out) {
+    f.read = [key, member, range, required](const Json& config, T& out, const std::string& owner) {
       if (!required && is_null_option(config, key)) return;  // null (Python's None): the default
       const M value = required ? option_required<M>(config, key, owner) : option_or<M>(config, key, out.*member, owner);
       if constexpr (!std::is_same_v<M, bool>) {
@@ -160,7 +202,7 @@ class OptionList {
     };
     f.write = [key, member](const T& in, Json& out) { out[key] = in.*member; };
     if constexpr (!std::is_same_v<M, bool>) {
-      f.check = [owner, key, member, range](const T& in) {
+      f.check = [key, member, range](const T& in, const std::string& owner) {
         if (range.contains(static_cast<double>(in.*member))) return;
         std::ostringstream value;
         value << in.*member;

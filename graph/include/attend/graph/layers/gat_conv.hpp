@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "attend/core/option_list.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -13,18 +14,13 @@ class Registry;
 
 namespace attend::graph {
 
-/// The JSON config, same keys.
-struct GatOptions {
+/// The JSON config, same keys (heads, concat, dropout, input_dropout, residual and bias:
+/// AttentionEndingOptions).
+struct GatOptions : AttentionEndingOptions {
   int64_t in_channels = 0;      ///< input features (required)
   int64_t out_channels = 0;     ///< features per head (required)
-  int64_t heads = 1;
-  bool concat = true;           ///< concatenate heads ([N, heads * out]) or average them ([N, out])
   float negative_slope = 0.2f;  ///< LeakyReLU slope of the attention scores
-  float dropout = 0.0f;         ///< dropout on the attention weights (training)
-  float input_dropout = 0.0f;   ///< dropout on the input features (training)
   bool add_self_loops = true;   ///< attend over the graph with one self-loop per node
-  bool residual = false;        ///< add a linear projection of the input
-  bool bias = true;
   /// Not in PyG; the GAT authors' code (the reference implementation of the paper) builds
   /// each head with its own input dropout mask. Only matters with input_dropout > 0.
   bool input_dropout_per_head = false;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "attend/core/option_list.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -14,18 +15,13 @@ class Registry;
 
 namespace attend::graph {
 
-/// The JSON config, same keys.
-struct GatV2Options {
+/// The JSON config, same keys (heads, concat, dropout, input_dropout, residual and bias:
+/// AttentionEndingOptions).
+struct GatV2Options : AttentionEndingOptions {
   int64_t in_channels = 0;      ///< input features (required)
   int64_t out_channels = 0;     ///< features per head (required)
-  int64_t heads = 1;
-  bool concat = true;           ///< concatenate heads ([N, heads * out]) or average them ([N, out])
   float negative_slope = 0.2f;  ///< LeakyReLU slope inside the attention scores
-  float dropout = 0.0f;         ///< dropout on the attention weights (training)
-  float input_dropout = 0.0f;   ///< dropout on the input features (training)
   bool add_self_loops = true;   ///< attend over the graph with one self-loop per node
-  bool residual = false;        ///< add a linear projection of the input
-  bool bias = true;
   bool share_weights = false;   ///< one projection for sources and destinations (W_src == W_dst)
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 

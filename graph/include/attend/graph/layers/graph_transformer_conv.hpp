@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "attend/core/option_list.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -14,15 +15,11 @@ class Registry;
 
 namespace attend::graph {
 
-/// The JSON config, same keys.
-struct GraphTransformerOptions {
+/// The JSON config, same keys (heads, concat, dropout and input_dropout: AttentionHeadsOptions).
+struct GraphTransformerOptions : AttentionHeadsOptions {
   int64_t in_channels = 0;     ///< input features (required)
   int64_t out_channels = 0;    ///< features per head (required)
-  int64_t heads = 1;
-  bool concat = true;          ///< concatenate heads ([N, heads * out]) or average them ([N, out])
   bool beta = false;           ///< gated skip: out = b skip + (1 - b) attn, b learned per node
-  float dropout = 0.0f;        ///< dropout on the attention weights (training)
-  float input_dropout = 0.0f;  ///< dropout on the input features (training)
   int64_t edge_dim = 0;        ///< edge feature width (0 = no edge features); needs GraphView::edge_features
   bool root_weight = true;     ///< add the skip projection of the input (x_i W_skip)
   bool add_self_loops = false; ///< attend over the self-looped view (PyG's layer has no loops)

@@ -9,6 +9,7 @@
 
 #include "attend/graph/layers/relation_projection.hpp"
 #include "attend/core/option_list.hpp"
+#include "attend/graph/layers/attention_layer.hpp"
 #include "attend/graph/node_layer.hpp"
 
 namespace attend {
@@ -17,28 +18,24 @@ class Registry;
 
 namespace attend::graph {
 
-/// The JSON config, same keys.
-struct RgatOptions {
+/// The JSON config, same keys (heads, concat, dropout and input_dropout: AttentionHeadsOptions).
+struct RgatOptions : AttentionHeadsOptions {
   int64_t in_channels = 0;      ///< input features (required)
   int64_t out_channels = 0;     ///< features per head (required)
   int64_t num_relations = 0;    ///< relation types R (required; "auto" is resolved by the caller)
   int64_t num_bases = 0;        ///< B bases of the decomposition; 0 = one full weight per relation
-  int64_t heads = 1;
-  bool concat = true;           ///< concatenate heads ([N, heads * out]) or average them ([N, out])
   float negative_slope = 0.2f;  ///< LeakyReLU slope of the attention logits
-  float dropout = 0.0f;         ///< dropout on the attention weights (training)
-  float input_dropout = 0.0f;   ///< dropout on the input features (training)
   bool add_self_loops = true;   ///< attend over the looped view (self relation = its own W_r)
   bool bias = true;
   /// "across-relation" (ARGAT, PyG's default: one softmax over all in-edges of a node) or
   /// "within-relation" (WIRGAT: one softmax per relation's in-edges, summed over relations).
-  std::string attention_mechanism = "across-relation";
+  enum class Mechanism { kAcrossRelation, kWithinRelation } attention_mechanism = Mechanism::kAcrossRelation;
   /// "additive-self-attention" (e = LeakyReLU(q_i + k_j)) or "multiplicative-self-attention"
   /// (e = q_i k_j), as PyG's RGATConv with dim 1.
-  std::string attention_mode = "additive-self-attention";
+  enum class Mode { kAdditive, kMultiplicative } attention_mode = Mode::kAdditive;
   /// Not in PyG. "glorot", or "zeros": the logits start at zero (additive: both kernels zero;
   /// multiplicative: the query kernel zero), so a within-relation layer starts as R-GCN.
-  std::string attention_init = "glorot";
+  enum class Init { kGlorot, kZeros } attention_init = Init::kGlorot;
   uint64_t seed = 0;            ///< seeds the Glorot initialisation
 
   /// The options above as the JSON config's keys, with their ranges and meanings.

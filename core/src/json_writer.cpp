@@ -1,4 +1,4 @@
-#include "json_output.hpp"
+#include "attend/core/json_writer.hpp"
 
 #include <fstream>
 
@@ -6,7 +6,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/options_json.hpp"
 
-namespace attend::cli {
+namespace attend {
 
 void write_json_file(const std::string& path, const nlohmann::json& value) {
   AtomicOutput output(path);
@@ -20,4 +20,4 @@ void write_json_file(const std::string& path, const nlohmann::json& value) {
   output.commit();
 }
 
-}  // namespace attend::cli
+}  // namespace attend
