@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "attend/core/parallel.hpp"
@@ -79,7 +80,10 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
   if (beta != 0.0f && beta != 1.0f)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < n; ++j) c[r * ldc + j] *= beta;
-  alignas(64) float slice[kNarrowDepth * kNarrowRowBlock];  // op(A)^T's slice: [depth, rows]
+  // op(A)^T's slice [depth, rows] when op(A) = A^T (96 KiB at most: on the heap, not on a
+  // worker thread's stack).
+  const auto slice =
+      std::make_unique_for_overwrite<float[]>(trans_a ? std::min(k, kNarrowDepth) * rows : 0);
   for (int64_t p0 = 0; p0 < k; p0 += kNarrowDepth) {
     const int64_t depth = std::min(kNarrowDepth, k - p0);
     const bool accumulate = p0 > 0 || beta != 0.0f;
@@ -87,8 +91,8 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
       // op(A) = A^T: its rows are A's columns, one element per row of A, each row of A on
       // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB.
       for (int64_t p = 0; p < depth; ++p)
-        std::copy_n(a + (p0 + p) * lda + r0, rows, slice + p * rows);
-      detail::tile_gemm(rows, n, depth, 1.0f, slice, 1, rows, b + p0 * ldb, ldb, c, ldc,
+        std::copy_n(a + (p0 + p) * lda + r0, rows, slice.get() + p * rows);
+      detail::tile_gemm(rows, n, depth, 1.0f, slice.get(), 1, rows, b + p0 * ldb, ldb, c, ldc,
                         accumulate);
     } else {
       detail::tile_gemm(rows, n, depth, 1.0f, a + r0 * lda + p0, lda, 1, b + p0 * ldb, ldb, c,
@@ -106,7 +110,8 @@ void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
   if (trans_b || alpha != 1.0f) {
     b_rows.resize(k * n);
     for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j) b_rows[p * n + j] = alpha * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
+      for (int64_t j = 0; j < n; ++j)
+        b_rows[p * n + j] = alpha * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
     b = b_rows.data();
     ldb = n;
   }

@@ -37,7 +37,8 @@ std::vector<double> reference_gemm(bool ta, bool tb, int64_t m, int64_t n, int64
 // and depth slices of 256 + 256 + 88; 1000 x 16 x 64 one slice and one vector per row;
 // 37 x 128 x 300 a single short block of 6-row tiles and leftover rows. beta = 0 must not
 // read C (it holds NaN then).
-TEST_CASE("gemm matches a written-out product on every path and transpose, for 1, 2 and 3 threads", "[core]") {
+TEST_CASE("gemm matches a written-out product on every path and transpose, for 1, 2 and 3 threads",
+          "[core]") {
   struct Shape3 { int64_t m, n, k; };
   for (const Shape3 s : {Shape3{1100, 70, 90}, Shape3{100, 70, 90}, Shape3{60, 600, 40},
                          Shape3{300, 64, 600}, Shape3{1000, 16, 64}, Shape3{37, 128, 300}}) {
