@@ -81,3 +81,25 @@ TEST_CASE("computation graph: replicate numbers copy k's edge e as k E + e", "[e
   CHECK(many.graph.plain().num_edges() == 3 * cg.data.graph.plain().num_edges());
   CHECK(many.graph.plain().relation[2 * cg.data.graph.plain().num_edges() + 1] == cg.data.graph.plain().relation[1]);
 }
+
+TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
+  auto registry = graph_registry();
+  Json config = two_layer_model("gcn", full);
+  CHECK(message_passing_hops(NodeClassifier(config, *registry)) == 2);
+  config["layers"][1]["type"] = "node_linear";  // gcn, then a head that reads each node alone
+  NodeClassifier model(config, *registry);
+  CHECK(message_passing_hops(model) == 1);
+  // One hop: the explained edges are the target's in-edges, and its logits are the full graph's.
+  const Tensor all = predict_logits(model, full);  // [N, C]
+  const ComputationGraph cg = computation_graph(full, 17, message_passing_hops(model));
+  for (int64_t e : cg.explained) CHECK(cg.data.graph.plain().dst[e] == cg.target);
+  std::size_t in_edges = 0;  // of node 17, self-loops aside
+  for (int64_t e = 0; e < full.graph.plain().num_edges(); ++e) {
+    in_edges += full.graph.plain().dst[e] == 17 && full.graph.plain().src[e] != 17 ? 1 : 0;
+  }
+  CHECK(cg.explained.size() == in_edges);
+  CHECK(in_edges > 0);
+  const Tensor sub = predict_logits(model, cg.data);
+  for (int64_t c = 0; c < all.dim(1); ++c) CHECK(sub[cg.target * all.dim(1) + c] == Approx(all[17 * all.dim(1) + c]).margin(1e-5));
+}
