@@ -41,7 +41,7 @@ std::string TriangleAttention::type_name() const {
   return starting_ ? "triangle_attention_starting_node" : "triangle_attention_ending_node";
 }
 
-Var TriangleAttention::forward(const Var& z) const {
+Var TriangleAttention::forward(const Var& z, Tensor* weights_out) const {
   // AF2 Alg. 13 (starting node); Alg. 14 (ending node) is Alg. 13 on the transposed z
   ATTEND_CHECK(z.value().rank() == 3 && z.dim(0) == z.dim(1) && z.dim(2) == options_.c_z,
                type_name() << " expects z [n_res, n_res, " << options_.c_z << "], got "
@@ -51,7 +51,7 @@ Var TriangleAttention::forward(const Var& z) const {
   const Var zn = static_cast<const LayerNormModule&>(*layer_norm_).forward(zs);  // [n_res, n_res, c_z]
   const Var b = linear_b_->forward(zn);                                          // [j, k, n_heads]
   const Var bias = ops::reshape(ops::permute(b, {2, 0, 1}), {1, n_heads, n_res, n_res});  // [1, H, j, k]
-  const Var o = mha_->forward(zn, {bias}, options_.chunk_size);                  // [n_res, n_res, c_z]
+  const Var o = mha_->forward(zn, {bias}, options_.chunk_size, weights_out);     // [n_res, n_res, c_z]
   return starting_ ? o : ops::permute(o, {1, 0, 2});                             // [n_res, n_res, c_z]
 }
 
