@@ -25,6 +25,22 @@ Workloads
                   (both skipped under --quick)
   gat_100k_scaling  attend's GAT 100k fwd+bwd at 1 thread (reference_ms column) against
                   --threads threads (attend_ms column); speedup is the scaling ratio
+  explain_ig      explaining 100 BA-Shapes motif nodes with integrated gradients (50 midpoint
+                  steps, edges and features); ms columns are per explained node
+  explain_gnnexplainer  the same nodes with GNNExplainer (PyG's defaults, 100 epochs)
+                  Both sides explain the same nodes with the same weights: `attend generate
+                  ba-shapes --seed 0` and the ba-shapes preset trained by `attend node-classify
+                  train --seed 0` in a temporary folder; attend is bench_explain_nodes
+                  (explain_node, the path of `attend explain node` without its files), the
+                  reference reference_explain_torch.py (the same computation graphs, steps and
+                  GNNExplainer settings). Both run on 1 thread (a computation graph of about 50
+                  nodes is too small to split). Before a speedup is printed the attributions
+                  are compared: integrated gradients must agree to 1e-4 of the largest score,
+                  GNNExplainer's masks (which the reference starts from attend's random
+                  numbers) to 1e-3; the row also gives the median Spearman correlation of each
+                  node's edge scores between the sides.
+                  Each row also gives CPU ms per node (cpu_ms columns; steadier than wall time
+                  on a loaded machine) and their ratio.
 The reference's BLAS is checked before anything is timed: torch.mm on 2048^3 (reference_torch.py
 gemm) must run at least half as fast as attend::gemm on the same threads and agree with a
 float64 product; otherwise the reference is crippled (torch on netlib's reference BLAS runs
@@ -47,6 +63,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "reference_torch.py")
 REFERENCE_EVOFORMER = os.path.join(HERE, "reference_evoformer_torch.py")
+REFERENCE_EXPLAIN = os.path.join(HERE, "reference_explain_torch.py")
+# Integrated gradients of the two sides must agree to this share of the largest attribution,
+# GNNExplainer's masks (in [0, 1], after 100 Adam steps in float) to this absolute error.
+MAX_EXPLAIN_IG_ERROR = 1e-4
+MAX_EXPLAIN_MASK_ERROR = 1e-3
+EXPLAIN_NODES = 100
 # A reference whose GEMM runs below this share of attend's is not an honest baseline.
 MIN_REFERENCE_GEMM_SHARE = 0.5
 # torch.mm must agree with a float64 product to this relative error (a wrong kernel is fast).
@@ -192,6 +214,104 @@ class Runner:
         return json.loads(out.strip().splitlines()[-1])["ms"], rss
 
 
+def average_ranks(values):
+    """Ranks 1..n of values, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def spearman(a, b):
+    """Spearman's rank correlation of two equal-length lists (None when either is constant)."""
+    ra, rb = average_ranks(a), average_ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va, vb = sum((x - ma) ** 2 for x in ra), sum((y - mb) ** 2 for y in rb)
+    return cov / (va * vb) ** 0.5 if va > 0 and vb > 0 else None
+
+
+def explanation_agreement(attend_scores, reference_scores):
+    """Compares two --scores files node by node: the same nodes, classes and explained edges;
+    returns {"max_abs_error", "max_abs_score", "median_spearman", "min_spearman"} (edge scores
+    and feature scores pooled for the errors, edge scores per node for the correlations)."""
+    a = {x["node"]: x for x in json.load(open(attend_scores))["explanations"]}
+    r = {x["node"]: x for x in json.load(open(reference_scores))["explanations"]}
+    if sorted(a) != sorted(r):
+        raise RuntimeError(f"the sides explained different nodes: {sorted(a)[:5]}... against {sorted(r)[:5]}...")
+    error, largest, rhos = 0.0, 0.0, []
+    for node, x in a.items():
+        y = r[node]
+        if x["class"] != y["class"]:
+            raise RuntimeError(f"node {node}: attend explains class {x['class']}, the reference {y['class']}")
+        ex = {(s, t): v for s, t, v in x["edges"]}
+        ey = {(s, t): v for s, t, v in y["edges"]}
+        if sorted(ex) != sorted(ey):
+            raise RuntimeError(f"node {node}: the sides explain different edges ({len(ex)} and {len(ey)})")
+        keys = sorted(ex)
+        pairs = [(ex[k], ey[k]) for k in keys] + list(zip(x["features"], y["features"]))
+        error = max([error] + [abs(u - v) for u, v in pairs])
+        largest = max([largest] + [abs(u) for u, _ in pairs])
+        rho = spearman([ex[k] for k in keys], [ey[k] for k in keys]) if len(keys) > 1 else None
+        if rho is not None:
+            rhos.append(rho)
+    rhos.sort()
+    return {"max_abs_error": error, "max_abs_score": largest,
+            "median_spearman": rhos[len(rhos) // 2] if rhos else None, "min_spearman": rhos[0] if rhos else None}
+
+
+def explain_rows(runner, repeats, work):
+    """The explain_ig and explain_gnnexplainer rows (issue #14), on 1 thread each side."""
+    attend = os.path.join(runner.args.build, "apps", "attend")
+    bench = os.path.join(runner.args.build, "benchmarks", "bench_explain_nodes")
+    for b in (attend, bench):
+        if not os.path.exists(b):
+            sys.exit(f"{b} not found: build first (cmake --build {runner.args.build})")
+    data, model = os.path.join(work, "ba-shapes"), os.path.join(work, "ba-shapes.h5")
+    run_child([attend, "generate", "ba-shapes", "--seed", "0", "--out", data], runner.env(1))
+    run_child([attend, "node-classify", "train", "--data", data, "--model", "ba-shapes", "--seed", "0", "--save", model],
+              runner.env(1))
+    rows = []
+    for method, tag in (("integrated-gradients", "ig"), ("gnnexplainer", "gnnexplainer")):
+        common = ["--data", data, "--checkpoint", model, "--method", method, "--nodes", str(EXPLAIN_NODES),
+                  "--steps", "50", "--repeats", str(repeats)]
+        a_scores, r_scores = os.path.join(work, f"{tag}.attend.json"), os.path.join(work, f"{tag}.reference.json")
+        a_json = os.path.join(work, f"{tag}.attend.timing.json")
+        _, a_rss = run_child([bench] + common + ["--threads", "1", "--scores", a_scores, "--json", a_json], runner.env(1))
+        a = json.load(open(a_json))
+        r, r_rss, agreement = None, None, None
+        if runner.torch_python:
+            out, r_rss = run_child([runner.torch_python, REFERENCE_EXPLAIN] + common +
+                                   ["--threads", "1", "--scores", r_scores], runner.reference_env(1))
+            r = json.loads(out.strip().splitlines()[-1])
+            agreement = explanation_agreement(a_scores, r_scores)
+        note = (f"{EXPLAIN_NODES} BA-Shapes motif nodes, {method}, 1 thread each side; ms per node")
+        x = row(f"explain_{tag}", a["ms_per_node"], r["ms_per_node"] if r else None, a_rss, r_rss, note)
+        x["attend_cpu_ms"] = a["cpu_ms_per_node"]
+        x["reference_cpu_ms"] = r["cpu_ms_per_node"] if r else None
+        x["cpu_speedup"] = x["reference_cpu_ms"] / x["attend_cpu_ms"] if r else None
+        x["agreement"] = agreement
+        bound = None
+        if agreement:
+            bound = MAX_EXPLAIN_IG_ERROR * agreement["max_abs_score"] if tag == "ig" else MAX_EXPLAIN_MASK_ERROR
+        if bound is not None and agreement["max_abs_error"] > bound:
+            x["note"] += (f"; NOT THE SAME WORK: the attributions differ by {agreement['max_abs_error']:.2e} "
+                          f"(bound {bound:.2e}), no speedup printed")
+            x["speedup"] = x["cpu_speedup"] = None
+        rows.append(x)
+        print(f"  explain_{tag}: attend {a['ms_per_node']:.1f} ms/node (CPU {a['cpu_ms_per_node']:.1f}), reference "
+              f"{fmt(r['ms_per_node'] if r else None, '.1f')} ms/node (CPU {fmt(x['reference_cpu_ms'], '.1f')}); "
+              f"agreement {agreement}", flush=True)
+    return rows
+
+
 def check_reference_blas(attend_gflops, reference, allow_slow):
     """True when speedups against the reference may be printed. Exits 2 when the reference's
     GEMM is crippled or wrong, unless allow_slow (then False: times only)."""
@@ -330,6 +450,10 @@ def main():
         else:
             rows += evoformer_block_rows(runner, t, 1)
 
+    if selected("explain"):
+        with tempfile.TemporaryDirectory(prefix="compare-explain-") as work:
+            rows += explain_rows(runner, 1 if args.quick else 3, work)
+
     if selected("gat_100k_scaling"):
         shape = gat_shapes[1][1]
         r = 2 if args.quick else 5
@@ -342,6 +466,8 @@ def main():
         for x in rows:
             if x["name"] != "gat_100k_scaling":
                 x["speedup"] = None
+                if "cpu_speedup" in x:
+                    x["cpu_speedup"] = None
     for x in rows:  # attend's dense rate against the better of the two GEMM rates
         if x["name"].startswith("dense_"):
             _, tag, n = x["name"].split("_")
@@ -366,6 +492,10 @@ def main():
               f"{fmt(x['reference_peak_mb'], '9.0f')} {x['load_average']:5.1f}")
     print(f"best gemm {GEMM_N}^3: {best_gemm:.1f} GFLOP/s on {t} threads (flops: dense forward "
           f"4 B H N^2 d, forward+backward 3.5 x that)")
+    for x in rows:
+        if "cpu_speedup" in x:
+            print(f"  {x['name']}: CPU ms per node attend {fmt(x['attend_cpu_ms'], '.2f')}, reference "
+                  f"{fmt(x['reference_cpu_ms'], '.2f')}, ratio {fmt(x['cpu_speedup'], '.2f')}; agreement {x['agreement']}")
     for x in rows:
         if "attend_gflops" in x:
             print(f"  {x['name']}: {x['attend_gflops']:.1f} GFLOP/s = "

@@ -160,6 +160,32 @@ Tensor ContactModel::msa_row_attention_maps(const ContactModelInput& in) const {
   return maps;
 }
 
+Tensor ContactModel::triangle_attention_maps(const ContactModelInput& in) const {
+  NoGradGuard no_grad;
+  ATTEND_CHECK(!is_training(), "triangle_attention_maps needs the model in evaluation mode");
+  EvoformerState state = embed(Var(in.msa), in);
+  const int64_t W = in.msa.dim(1), H = options_.block.n_heads_pair;
+  const auto blocks = static_cast<int64_t>(blocks_.size());
+  const int64_t per_node = H * W * W;
+  Tensor maps({blocks, 2, H, W, W});  // [blocks, 2, H, W, W]
+  for (int64_t b = 0; b < blocks; ++b) {
+    TriangleAttentionWeights weights;
+    state = blocks_[b]->forward(state.m, state.z, 0, &weights);
+    for (int64_t node = 0; node < 2; ++node) {
+      const Tensor& p = node == 0 ? weights.starting : weights.ending;  // [W (shared), H, W, W]
+      float* out = maps.data() + (b * 2 + node) * per_node;
+      parallel_for_blocks(per_node, 4096, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          double sum = 0.0;
+          for (int64_t s = 0; s < W; ++s) sum += p[s * per_node + e];
+          out[e] = static_cast<float>(sum / static_cast<double>(W));
+        }
+      });
+    }
+  }
+  return maps;
+}
+
 void ContactModel::register_into(Registry& registry) {
   registry.add("contact_model", [](const Json& config) -> std::unique_ptr<Module> {
     return std::make_unique<ContactModel>(ContactModelOptions::from_json(config));

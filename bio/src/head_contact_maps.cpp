@@ -59,13 +59,23 @@ HeadContactMaps factored_head_maps(const FactoredResult& fit, int64_t length) {
 }
 
 HeadContactMaps evoformer_head_maps(const ContactModel& model, const ContactModelInput& input) {
-  const Tensor per_block = model.msa_row_attention_maps(input);  // [blocks, H, W, W]
-  const int64_t blocks = per_block.dim(0), H = per_block.dim(1), W = per_block.dim(2);
+  const Tensor rows = model.msa_row_attention_maps(input);         // [blocks, H, W, W]
+  const Tensor triangles = model.triangle_attention_maps(input);  // [blocks, 2, H_pair, W, W]
+  const int64_t blocks = rows.dim(0), H = rows.dim(1), W = rows.dim(2), H_pair = triangles.dim(2);
   HeadContactMaps maps;
-  maps.attention = per_block.reshaped({blocks * H, W, W});  // [blocks H, W, W]
+  maps.attention = Tensor({blocks * (H + 2 * H_pair), W, W});  // [blocks (H + 2 H_pair), W, W]
+  std::copy_n(rows.data(), rows.numel(), maps.attention.data());
+  std::copy_n(triangles.data(), triangles.numel(), maps.attention.data() + rows.numel());
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t h = 0; h < H; ++h) maps.names.push_back("block " + std::to_string(b) + " head " + std::to_string(h));
-  maps.scores = head_contact_scores(maps.attention);  // [blocks H, W, W]
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (const char* node : {"start", "end"}) {
+      for (int64_t h = 0; h < H_pair; ++h) {
+        maps.names.push_back("block " + std::to_string(b) + " triangle " + node + " head " + std::to_string(h));
+      }
+    }
+  }
+  maps.scores = head_contact_scores(maps.attention);  // [blocks (H + 2 H_pair), W, W]
   return maps;
 }
 

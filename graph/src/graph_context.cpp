@@ -156,6 +156,12 @@ void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::ve
   looped_degree_ = std::move(looped);
 }
 
+int64_t GraphContext::normalization_degree(int64_t node, bool self_loops) const {
+  ATTEND_CHECK(node >= 0 && node < num_nodes_, "normalization_degree of node " << node << " of " << num_nodes_);
+  const std::vector<int64_t>& given = self_loops ? looped_degree_ : plain_degree_;
+  return given.empty() ? view(self_loops).csr.in_degree(node) : given[node];
+}
+
 GraphContext GraphContext::with_edge_mask(Var mask) const {
   const int64_t n_edges = plain_.num_edges();
   ATTEND_CHECK(mask.defined() && mask.value().shape() == (Shape{n_edges}),
@@ -282,10 +288,9 @@ GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool norm
   const GraphView& v = view(self_loops);
   std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
-    const std::vector<int64_t>& given = self_loops ? looped_degree_ : plain_degree_;
     std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
     for (int64_t i = 0; i < num_nodes_; ++i) {
-      const int64_t degree = given.empty() ? v.csr.in_degree(i) : given[i];
+      const int64_t degree = normalization_degree(i, self_loops);
       if (degree > 0) inv_sqrt_degree[i] = 1.0 / std::sqrt(static_cast<double>(degree));
     }
     for (int64_t e = 0; e < v.num_edges(); ++e) {

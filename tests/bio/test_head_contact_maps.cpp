@@ -7,6 +7,7 @@
 
 #include "attend/bio/contact_model.hpp"
 #include "attend/bio/evoformer/msa_row_attention.hpp"
+#include "attend/bio/evoformer/triangle_attention.hpp"
 #include "attend/bio/head_contact_maps.hpp"
 #include "attend/core/parallel.hpp"
 #include "evoformer_reference.hpp"
@@ -63,6 +64,29 @@ Vec reference_row_attention(const Vec& m, const Vec& z, int64_t s, int64_t n, in
         double dot = 0.0;
         for (int64_t t = 0; t < ch; ++t) dot += q[(r * n + i) * hc + h * ch + t] * k[(r * n + j) * hc + h * ch + t];
         return dot / std::sqrt(double(ch)) + bz[(i * n + j) * heads + h];
+      });
+      out.insert(out.end(), row.begin(), row.end());
+    }
+  return out;
+}
+
+// AF2 Alg. 13's attention probabilities [N (shared), H, N, N] for z [N, N, c_z]: pair (s, q)
+// attends to (s, k) by softmax_k(q_sq . k_sk / sqrt(c) + b_qk); Alg. 14 (starting false) is
+// the same on z transposed, so pair (q, s) attends to (k, s).
+Vec reference_triangle_weights(const Vec& z_in, int64_t n, int64_t cz, int64_t heads, int64_t ch, bool starting,
+                               const Params& p) {
+  const Vec z = starting ? z_in : transpose01(z_in, n, n, cz);
+  const Vec zn = layer_norm(z, cz, p.sub("layer_norm"));
+  const Vec q = linear(zn, cz, p.sub("mha.linear_q"), false), k = linear(zn, cz, p.sub("mha.linear_k"), false);
+  const Vec b = linear(zn, cz, p.sub("linear_b"), false);  // [N, N, H]
+  const int64_t hc = heads * ch;
+  Vec out;
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t h = 0; h < heads; ++h) {
+      const Vec row = reference_softmax_rows(n, [&](int64_t a, int64_t c) {
+        double dot = 0.0;
+        for (int64_t t = 0; t < ch; ++t) dot += q[(s * n + a) * hc + h * ch + t] * k[(s * n + c) * hc + h * ch + t];
+        return dot / std::sqrt(double(ch)) + b[(a * n + c) * heads + h];
       });
       out.insert(out.end(), row.begin(), row.end());
     }
@@ -151,6 +175,48 @@ TEST_CASE("msa row attention weights match AF2 Alg. 7's softmax, and reading the
   for (int64_t e = 0; e < weights.numel(); ++e) CHECK(weights[e] == Approx(want[e]).margin(2e-6));
 }
 
+TEST_CASE("triangle attention weights match AF2 Alg. 13 and 14's softmax, and reading them changes nothing", "[bio]") {
+  const int64_t N = 5, cz = 4, H = 2, ch = 3;
+  for (const bool starting : {true, false}) {
+    CAPTURE(starting);
+    bio::TriangleAttention module(bio::TriangleAttentionOptions{cz, ch, H, 0, 9}, starting);
+    randomize_parameters(module, 41);
+    const Tensor z = attend::testing::random_tensor({N, N, cz}, 3);
+    Tensor weights;
+    const Tensor with = module.forward(Var(z), &weights).value();
+    CHECK(bitwise_equal(with, module.forward(Var(z)).value()));
+    REQUIRE(weights.shape() == (Shape{N, H, N, N}));
+    const std::map<std::string, Tensor> p = values_of(module);
+    const Vec want = reference_triangle_weights(to_vec(z), N, cz, H, ch, starting, Params{&p, ""});
+    for (int64_t e = 0; e < weights.numel(); ++e) CHECK(weights[e] == Approx(want[e]).margin(2e-6));
+  }
+}
+
+TEST_CASE("contact model triangle maps: one [W, W] map per block, node and head, rows summing to 1", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  const bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 6);
+  bio::ContactModel model(tiny_options(2));
+  randomize_parameters(model, 71);
+  model.eval();
+  const bio::ContactModelInput in = bio::whole_family_input(model, fam.features);
+  const int64_t W = in.msa.dim(1), H = model.options().block.n_heads_pair;
+  const Tensor maps = model.triangle_attention_maps(in);  // [2, 2, H, W, W]
+  REQUIRE(maps.shape() == (Shape{2, 2, H, W, W}));
+  for (int64_t row = 0; row < 2 * 2 * H * W; ++row) {  // every query's weights sum to 1
+    double sum = 0.0;
+    for (int64_t k = 0; k < W; ++k) sum += maps[row * W + k];
+    CHECK(sum == Approx(1.0).epsilon(1e-5));
+  }
+  // The starting and ending maps differ (one reads the rows of z, the other its columns).
+  double difference = 0.0;
+  for (int64_t e = 0; e < H * W * W; ++e) difference += std::abs(maps[e] - maps[H * W * W + e]);
+  CHECK(difference > 1e-3);
+  // Reading the weights changes nothing: the logits are those of forward.
+  const Tensor before = model.forward(in).value();
+  model.triangle_attention_maps(in);
+  CHECK(bitwise_equal(before, model.forward(in).value()));
+}
+
 TEST_CASE("contact model row-attention maps: block 0's row attention at the embedding, averaged over rows", "[bio]") {
   const testing::ScopedThreads one_thread(1);
   const bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 6);
@@ -193,11 +259,19 @@ TEST_CASE("contact model row-attention maps: block 0's row attention at the embe
   }
 
   const bio::HeadContactMaps heads = bio::evoformer_head_maps(model, in);
-  CHECK(heads.names == std::vector<std::string>{"block 0 head 0", "block 0 head 1", "block 1 head 0", "block 1 head 1"});
-  CHECK(bitwise_equal(heads.attention, maps.reshaped({4, W, W})));
+  const int64_t H_pair = model.options().block.n_heads_pair, count = 4 + 2 * 2 * H_pair;
+  REQUIRE(static_cast<int64_t>(heads.names.size()) == count);
+  CHECK(std::vector<std::string>(heads.names.begin(), heads.names.begin() + 4) ==
+        std::vector<std::string>{"block 0 head 0", "block 0 head 1", "block 1 head 0", "block 1 head 1"});
+  CHECK(heads.names[4] == "block 0 triangle start head 0");
+  CHECK(heads.names[4 + H_pair] == "block 0 triangle end head 0");
+  CHECK(heads.names.back() == "block 1 triangle end head " + std::to_string(H_pair - 1));
+  const Tensor triangles = model.triangle_attention_maps(in);  // [2, 2, H_pair, W, W]
+  for (int64_t e = 0; e < 4 * W * W; ++e) CHECK(heads.attention[e] == maps[e]);
+  for (int64_t e = 0; e < triangles.numel(); ++e) CHECK(heads.attention[4 * W * W + e] == triangles[e]);
   CHECK(bitwise_equal(heads.scores, bio::head_contact_scores(heads.attention)));
   const std::vector<bio::ContactPrecision> precision = bio::evaluate_heads(heads, fam.truth);
-  REQUIRE(precision.size() == 4);
+  REQUIRE(static_cast<int64_t>(precision.size()) == count);
   const std::size_t best = bio::best_head(precision);
   for (const bio::ContactPrecision& q : precision) CHECK(q.long_range.top_l5 <= precision[best].long_range.top_l5);
 }

@@ -30,8 +30,8 @@ TEST_CASE("computation graph: the target's logits equal the full graph's (gat, g
 
 TEST_CASE("computation graph: explained edges are the plain edges into nodes within L - 1 hops", "[explain]") {
   // A path 0 - 1 - 2 - 3 - 4 - 5 and a spur 2 - 6: for target 0 and L = 2 the explained edges
-  // end at 0 or 1 (1 -> 0, 0 -> 1, 2 -> 1); nodes up to 3 hops (0, 1, 2, 3, 6) are kept so that
-  // node 2 keeps its in-degree 3.
+  // end at 0 or 1 (1 -> 0, 0 -> 1, 2 -> 1); the nodes are those within 2 hops (0, 1, 2), and
+  // node 2 keeps its full in-degree 3 as its normalisation degree.
   NodeDataset d;
   d.num_nodes = 7;
   d.edge_src = {0, 1, 2, 3, 4, 2};
@@ -41,8 +41,8 @@ TEST_CASE("computation graph: explained edges are the plain edges into nodes wit
   d.num_classes = 1;
   const PreparedNodeData full = prepare_node_data(d, false);
   const ComputationGraph cg = computation_graph(full, 0, 2);
-  CHECK(cg.nodes == std::vector<int64_t>{0, 1, 2, 3, 6});
-  CHECK(cg.distance == std::vector<int32_t>{0, 1, 2, 3, 3});
+  CHECK(cg.nodes == std::vector<int64_t>{0, 1, 2});
+  CHECK(cg.distance == std::vector<int32_t>{0, 1, 2});
   std::vector<std::pair<int64_t, int64_t>> explained;
   for (int64_t e : cg.explained) {
     const int64_t full_id = cg.plain_edge[e];
@@ -52,7 +52,25 @@ TEST_CASE("computation graph: explained edges are the plain edges into nodes wit
   }
   std::sort(explained.begin(), explained.end());
   CHECK(explained == std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 0}, {2, 1}});
-  CHECK(cg.data.graph.plain().csr.in_degree(2) == 3);
+  CHECK(cg.data.graph.plain().csr.in_degree(2) == 1);
+  CHECK(cg.data.graph.normalization_degree(2, false) == 3);
+  CHECK(cg.data.graph.normalization_degree(2, true) == 4);
+}
+
+TEST_CASE("computation graph: every copy of replicate predicts the target as the full graph (gcn)", "[explain]") {
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
+  auto registry = graph_registry();
+  NodeClassifier model(two_layer_model("gcn", full), *registry);
+  const Tensor all = predict_logits(model, full);  // [N, C]
+  const int64_t c = all.dim(1), target = 17;
+  const ComputationGraph cg = computation_graph(full, target, 2);
+  const PreparedNodeData many = replicate(cg.data, 3);
+  const Tensor copies = predict_logits(model, many);  // [3 n, C]
+  for (int64_t k = 0; k < 3; ++k) {
+    for (int64_t j = 0; j < c; ++j) {
+      CHECK(copies[(k * cg.num_nodes() + cg.target) * c + j] == Approx(all[target * c + j]).margin(1e-5));
+    }
+  }
 }
 
 TEST_CASE("computation graph: replicate numbers copy k's edge e as k E + e", "[explain]") {
@@ -62,4 +80,26 @@ TEST_CASE("computation graph: replicate numbers copy k's edge e as k E + e", "[e
   CHECK(many.dataset.num_nodes == 3 * cg.num_nodes());
   CHECK(many.graph.plain().num_edges() == 3 * cg.data.graph.plain().num_edges());
   CHECK(many.graph.plain().relation[2 * cg.data.graph.plain().num_edges() + 1] == cg.data.graph.plain().relation[1]);
+}
+
+TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
+  auto registry = graph_registry();
+  Json config = two_layer_model("gcn", full);
+  CHECK(message_passing_hops(NodeClassifier(config, *registry)) == 2);
+  config["layers"][1]["type"] = "node_linear";  // gcn, then a head that reads each node alone
+  NodeClassifier model(config, *registry);
+  CHECK(message_passing_hops(model) == 1);
+  // One hop: the explained edges are the target's in-edges, and its logits are the full graph's.
+  const Tensor all = predict_logits(model, full);  // [N, C]
+  const ComputationGraph cg = computation_graph(full, 17, message_passing_hops(model));
+  for (int64_t e : cg.explained) CHECK(cg.data.graph.plain().dst[e] == cg.target);
+  std::size_t in_edges = 0;  // of node 17, self-loops aside
+  for (int64_t e = 0; e < full.graph.plain().num_edges(); ++e) {
+    in_edges += full.graph.plain().dst[e] == 17 && full.graph.plain().src[e] != 17 ? 1 : 0;
+  }
+  CHECK(cg.explained.size() == in_edges);
+  CHECK(in_edges > 0);
+  const Tensor sub = predict_logits(model, cg.data);
+  for (int64_t c = 0; c < all.dim(1); ++c) CHECK(sub[cg.target * all.dim(1) + c] == Approx(all[17 * all.dim(1) + c]).margin(1e-5));
 }

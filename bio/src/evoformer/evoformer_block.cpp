@@ -61,7 +61,8 @@ EvoformerBlock::EvoformerBlock(EvoformerBlockOptions o) : options_(o) {
                                 std::make_unique<PairTransition>(PairTransitionOptions{o.c_z, o.transition_n, rng.split()}));
 }
 
-EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_t seed) const {
+EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_t seed,
+                                      TriangleAttentionWeights* triangle_weights) const {
   // AF2 Alg. 6
   const bool training = is_training();
   const float pm = options_.msa_dropout, pz = options_.pair_dropout;
@@ -94,8 +95,13 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   z = ops::add(z, apply(*outer_product_mean_, m));                              // [n_res, n_res, c_z]
   z = ops::add(z, shared_dropout(apply(*tri_mul_out_, z), pz, stream(2), training, 0));    // [n_res, n_res, c_z]
   z = ops::add(z, shared_dropout(apply(*tri_mul_in_, z), pz, stream(3), training, 0));     // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_att_start_, z), pz, stream(4), training, 0));  // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_att_end_, z), pz, stream(5), training, 1));    // [n_res, n_res, c_z]
+  auto triangle = [&](const TriangleAttention& module, const Var& x, Tensor* weights) {
+    return weights ? module.forward(x, weights) : apply(module, x);
+  };
+  z = ops::add(z, shared_dropout(triangle(*tri_att_start_, z, triangle_weights ? &triangle_weights->starting : nullptr),
+                                 pz, stream(4), training, 0));  // [n_res, n_res, c_z]
+  z = ops::add(z, shared_dropout(triangle(*tri_att_end_, z, triangle_weights ? &triangle_weights->ending : nullptr),
+                                 pz, stream(5), training, 1));  // [n_res, n_res, c_z]
   z = ops::add(z, apply(*pair_transition_, z));                                 // [n_res, n_res, c_z]
   return EvoformerState{m, z};
 }

@@ -41,7 +41,7 @@ std::string TriangleAttention::type_name() const {
   return starting_ ? "triangle_attention_starting_node" : "triangle_attention_ending_node";
 }
 
-Var TriangleAttention::forward(const Var& z) const {
+Var TriangleAttention::forward(const Var& z, Tensor* weights_out) const {
   // AF2 Alg. 13 (starting node); Alg. 14 (ending node) is Alg. 13 on the transposed z
   ATTEND_CHECK(z.value().rank() == 3 && z.dim(0) == z.dim(1) && z.dim(2) == options_.c_z,
                type_name() << " expects z [n_res, n_res, " << options_.c_z << "], got "
@@ -52,7 +52,7 @@ Var TriangleAttention::forward(const Var& z) const {
   const Var b = linear_b_->forward(zn);  // starting [j, k, n_heads]; ending [k, j, n_heads]
   const Var bias = ops::reshape(ops::permute(b, starting_ ? std::vector<int>{2, 0, 1} : std::vector<int>{2, 1, 0}),
                                 {1, n_heads, n_res, n_res});  // [1, H, j, k]
-  return mha_->forward(zn, {bias}, options_.chunk_size, nullptr, starting_ ? 0 : 1);  // [n_res, n_res, c_z]
+  return mha_->forward(zn, {bias}, options_.chunk_size, weights_out, starting_ ? 0 : 1);  // [n_res, n_res, c_z]
 }
 
 void TriangleAttention::register_into(Registry& registry) {

@@ -1,5 +1,6 @@
 #include "attend/graph/explain/computation_graph.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "attend/core/error.hpp"
@@ -53,10 +54,10 @@ std::vector<int32_t> distances_to(const GraphView& plain, int64_t target, int32_
 ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target, int hops) {
   const NodeDataset& d = full.dataset;
   ATTEND_CHECK(target >= 0 && target < d.num_nodes, "target node " << target << " of " << d.num_nodes);
-  ATTEND_CHECK(hops >= 1, "a computation graph of " << hops << " hops");
+  ATTEND_CHECK(hops >= 0, "a computation graph of " << hops << " hops");
   ATTEND_CHECK(full.features.is_sparse(), "computation_graph expects the sparse features of prepare_node_data");
   const GraphView& plain = full.graph.plain();
-  const std::vector<int32_t> dist = distances_to(plain, target, hops + 1);
+  const std::vector<int32_t> dist = distances_to(plain, target, hops);
 
   ComputationGraph cg;
   cg.hops = hops;
@@ -81,14 +82,20 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   for (int64_t e = 0; e < d.num_edges(); ++e) {
     const int64_t a = d.edge_src[e], b = d.edge_dst[e];
     // The stored edge gives plain edges a -> b and b -> a (undirected or inverse): keep it
-    // when one of them ends at a node with d <= L.
-    const bool needed = (dist[a] >= 0 && dist[a] <= hops) || (dist[b] >= 0 && dist[b] <= hops);
+    // when one of them ends at a node with d < L (its source then has d <= L).
+    const bool needed = (dist[a] >= 0 && dist[a] < hops) || (dist[b] >= 0 && dist[b] < hops);
     if (!needed) continue;
     sub.edge_src.push_back(local[a]);
     sub.edge_dst.push_back(local[b]);
     if (!d.edge_type.empty()) sub.edge_type.push_back(d.edge_type[e]);
   }
   cg.data.graph = GraphContext::from_dataset(sub);
+  std::vector<int64_t> plain_degree, looped_degree;  // [n] in the full graph
+  for (int64_t v : cg.nodes) {
+    plain_degree.push_back(full.graph.normalization_degree(v, false));
+    looped_degree.push_back(full.graph.normalization_degree(v, true));
+  }
+  cg.data.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
   cg.data.features = NodeFeatures(std::make_shared<const SparseMatrix>(sparse_rows(*full.features.sparse, cg.nodes)));
   cg.data.dataset = std::move(sub);
 
@@ -111,6 +118,12 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   return cg;
 }
 
+int message_passing_hops(const NodeClassifier& model) {
+  int hops = 0;
+  for (const NodeLayer* layer : model.layers()) hops += layer->passes_messages() ? 1 : 0;
+  return hops;
+}
+
 PreparedNodeData replicate(const PreparedNodeData& sub, int64_t copies) {
   ATTEND_CHECK(copies >= 1, "replicate " << copies << " copies");
   ATTEND_CHECK(sub.features.is_sparse(), "replicate expects sparse features");
@@ -129,17 +142,37 @@ PreparedNodeData replicate(const PreparedNodeData& sub, int64_t copies) {
       if (!d.edge_type.empty()) many.edge_type.push_back(d.edge_type[e]);
     }
   }
-  PreparedNodeData out;
-  out.graph = GraphContext::from_dataset(many);
-  const int64_t e_one = sub.graph.plain().num_edges();
-  ATTEND_CHECK(out.graph.plain().num_edges() == copies * e_one, "replicated graph has "
-                                                                    << out.graph.plain().num_edges() << " edges");
-  for (int64_t e = 0; e < out.graph.plain().num_edges(); ++e) {  // copy k's edge e is k E + e
-    const int64_t k = e / e_one, base = e % e_one;
-    ATTEND_CHECK(out.graph.plain().src[e] == k * d.num_nodes + sub.graph.plain().src[base] &&
-                     out.graph.plain().dst[e] == k * d.num_nodes + sub.graph.plain().dst[base],
-                 "replicated edge " << e << " is not copy " << k << " of edge " << base);
+  // The plain view of the copies is the one of `sub` repeated with node offsets (copy k's edge
+  // e is k E + e), built as is: from_dataset would derive the same edges again by sorting.
+  const GraphView& one = sub.graph.plain();
+  const int64_t e_one = one.num_edges();
+  std::vector<int64_t> src, dst, relation;
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t e = 0; e < e_one; ++e) {
+      src.push_back(k * d.num_nodes + one.src[e]);
+      dst.push_back(k * d.num_nodes + one.dst[e]);
+      relation.push_back(one.relation[e]);
+    }
   }
+  PreparedNodeData out;
+  out.graph = GraphContext::from_edges(many.num_nodes, sub.graph.num_relations(), std::move(src), std::move(dst),
+                                       std::move(relation));
+  if (one.has_edge_features()) {
+    const int64_t width = one.edge_features.dim(1);
+    Tensor tiled({copies * e_one, width});  // [copies E, D]
+    for (int64_t k = 0; k < copies; ++k) {
+      std::copy(one.edge_features.data(), one.edge_features.data() + e_one * width, tiled.data() + k * e_one * width);
+    }
+    out.graph.set_edge_features(tiled);
+  }
+  std::vector<int64_t> plain_degree, looped_degree;  // [copies n]
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t v = 0; v < d.num_nodes; ++v) {
+      plain_degree.push_back(sub.graph.normalization_degree(v, false));
+      looped_degree.push_back(sub.graph.normalization_degree(v, true));
+    }
+  }
+  out.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
   out.features = NodeFeatures(std::make_shared<const SparseMatrix>(
       sparse_rows(*sub.features.sparse, iota_ids(d.num_nodes), copies)));
   out.dataset = std::move(many);

@@ -109,6 +109,14 @@ class ContactModel : public Module {
   /// mode (no dropout); no gradient. Thread-count invariant as forward.
   Tensor msa_row_attention_maps(const ContactModelInput& input) const;
 
+  /// The triangle attentions of every block (AF2 Alg. 13 and 14), each head's [W, W, W]
+  /// probabilities reduced to one [W, W] map by the mean over the residue its pairs share
+  /// (starting node: map(q, k) = mean over s of how much pair (s, q) attends to (s, k); ending
+  /// node: of how much (q, s) attends to (k, s)), in double, in residue order:
+  /// [blocks, 2 (starting, ending), n_heads_pair, W, W], each query's row summing to 1.
+  /// Evaluation mode; no gradient. Holds one block's two [W, H, W, W] probabilities at a time.
+  Tensor triangle_attention_maps(const ContactModelInput& input) const;
+
   /// Register "contact_model" into `registry`.
   static void register_into(Registry& registry);
 

@@ -8,7 +8,10 @@
 /// (contact_metrics.hpp). The heads come from
 /// - factored attention (factored_attention.hpp): the H fitted heads, one map each;
 /// - the Evoformer contact model (contact_model.hpp): each block's MSA row attention heads,
-///   averaged over the MSA rows the model reads (ContactModel::msa_row_attention_maps).
+///   averaged over the MSA rows the model reads (ContactModel::msa_row_attention_maps), then
+///   its triangle attention heads, starting and ending node, each head's [L, L, L] map
+///   reduced to [L, L] by the mean over the residue the attending pairs share
+///   (ContactModel::triangle_attention_maps).
 
 #include <cstdint>
 #include <string>
@@ -26,7 +29,8 @@ class ContactModel;
 
 /// Every head's attention and its contact scores, in the numbering of the input alignment.
 struct HeadContactMaps {
-  /// [H'] names: "head 3" (factored), "block 0 head 2" (evoformer).
+  /// [H'] names: "head 3" (factored); "block 0 head 2" (evoformer MSA row attention),
+  /// "block 0 triangle start head 1" and "block 0 triangle end head 1" (its triangle attention).
   std::vector<std::string> names;
   /// [H', L, L] each head's attention (rows of the fitted columns sum to 1; pairs touching a
   /// column the fit dropped are 0).
@@ -43,7 +47,8 @@ Tensor head_contact_scores(const Tensor& attention);
 /// The heads of a factored fit of an alignment of `length` columns.
 HeadContactMaps factored_head_maps(const FactoredResult& fit, int64_t length);
 
-/// The MSA row attention heads of `model` on `input` (whole_family_input for a whole family).
+/// The MSA row attention heads of `model` on `input` (whole_family_input for a whole family),
+/// block by block, then the triangle attention heads, block by block, starting node first.
 HeadContactMaps evoformer_head_maps(const ContactModel& model, const ContactModelInput& input);
 
 /// Each head's precision against `truth` (evaluate_contacts of its scores), in head order.

@@ -81,6 +81,9 @@ class GraphContext {
   /// whole graph, so GCN weighs each edge it keeps as the whole graph does. Must come before
   /// the first `adjacency` call.
   void set_normalization_degrees(std::vector<int64_t> plain, std::vector<int64_t> looped);
+  /// The in-degree of `node` that `adjacency` normalises with: the one set above, else the
+  /// view's own (of the looped view with `self_loops`).
+  int64_t normalization_degree(int64_t node, bool self_loops) const;
 
   int64_t num_nodes() const { return num_nodes_; }
   /// Relations in the views, the self-loop relation included.

@@ -29,6 +29,10 @@ class NodeLayer : public Module {
   /// neighbourhoods gives what the whole graph gives. Plugin layers are assumed to be;
   /// graphormer, which attends over all node pairs, is not.
   virtual bool reads_in_neighbors_only() const { return true; }
+  /// Whether a node's output reads other nodes at all; false for a layer that maps each
+  /// node's row alone (node_linear), which adds no hop to a model's receptive field.
+  /// Plugin layers are assumed to.
+  virtual bool passes_messages() const { return true; }
 };
 
 }  // namespace attend::graph

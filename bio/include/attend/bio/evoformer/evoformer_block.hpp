@@ -51,6 +51,12 @@ struct EvoformerState {
   Var z;  ///< [n_res, n_res, c_z]
 };
 
+/// The probabilities of a block's two triangle attentions (TriangleAttention::forward's
+/// weights_out), [n_res, n_heads_pair, n_res, n_res] each.
+struct TriangleAttentionWeights {
+  Tensor starting, ending;
+};
+
 /// Children: msa_row_attention, msa_column_attention, msa_transition, outer_product_mean,
 /// tri_mul_out, tri_mul_in, tri_att_start, tri_att_end, pair_transition.
 class EvoformerBlock : public Module {
@@ -70,7 +76,10 @@ class EvoformerBlock : public Module {
   /// are recomputed (backward), at the cost of a second forward. The outer product mean (small
   /// intermediates, the costliest forward) and the last three modules (the backward reaches
   /// them first, so keeping theirs raises the peak little) are not recomputed.
-  EvoformerState forward(const Var& m, const Var& z, uint64_t seed = 0) const;
+  /// With `triangle_weights`, the triangle attentions write their probabilities there (no
+  /// gradient); the output is the same.
+  EvoformerState forward(const Var& m, const Var& z, uint64_t seed = 0,
+                         TriangleAttentionWeights* triangle_weights = nullptr) const;
 
   /// The block's MSA row attention probabilities at its input (m, z): [n_seq, n_heads_msa,
   /// n_res, n_res], each row of the MSA attending over its residues (AF2 Alg. 7 with the pair

@@ -43,8 +43,11 @@ class TriangleAttention : public Module {
   /// z [n_res, n_res, c_z] -> the pair update [n_res, n_res, c_z]. Starting node: for each
   /// row i, query j attends over keys k with the bias b_jk from linear_b(layer_norm(z))
   /// (dense attention batch = n_res rows, bias [1, n_heads, n_res, n_res]). Ending node: the
-  /// same on the transposed z, transposed back (two ops::permute copies of z).
-  Var forward(const Var& z) const;
+  /// same on the transposed z, transposed back (two ops::permute copies of z). With
+  /// `weights_out`, the attention probabilities [n_res, n_heads, n_res, n_res] are written
+  /// there (no gradient): entry (s, h, q, k) is how much pair (s, q) attends to pair (s, k)
+  /// (starting node), or pair (q, s) to pair (k, s) (ending node).
+  Var forward(const Var& z, Tensor* weights_out = nullptr) const;
 
   /// Register both nodes.
   static void register_into(Registry& registry);
