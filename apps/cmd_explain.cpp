@@ -53,6 +53,7 @@ struct NodeArgs {
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   bool quiet = false;
+  bool pictures = true;
 };
 
 struct EvalArgs {
@@ -168,8 +169,10 @@ int run_node(const NodeArgs& a, Context& ctx) {
   graph::save_explanations(a.out + ".h5", set, names);
   graph::save_edge_table(a.out + ".edges.tsv", set, d);
   graph::save_feature_table(a.out + ".features.tsv", set, d);
-  for (const graph::NodeExplanation& x : set.explanations) {
-    graph::save_explanation_svg(svg_path(a.out, x.node), x, d, truth.get());
+  if (a.pictures) {
+    for (const graph::NodeExplanation& x : set.explanations) {
+      graph::save_explanation_svg(svg_path(a.out, x.node), x, d, truth.get());
+    }
   }
   nlohmann::json per_node = nlohmann::json::array();
   double worst_gap = 0.0;
@@ -194,7 +197,8 @@ int run_node(const NodeArgs& a, Context& ctx) {
   outputs.commit();
 
   ctx.out << "explained " << nodes.size() << " node" << (nodes.size() == 1 ? "" : "s") << " of " << d.name << " with "
-          << a.method << "; wrote " << a.out << ".h5, .edges.tsv, .features.tsv and " << nodes.size() << " .svg\n";
+          << a.method << "; wrote " << a.out << ".h5, .edges.tsv, .features.tsv"
+          << (a.pictures ? " and " + std::to_string(nodes.size()) + " .svg" : std::string()) << "\n";
   for (const graph::NodeExplanation& x : set.explanations) {
     ctx.out << "node " << d.node_name(x.node) << ": class " << x.explained_class << " (log p " << fixed(x.value, 4) << ", "
             << x.edge_id.size() << " edges in its computation graph)";
@@ -481,6 +485,8 @@ Command add_explain_command(CLI::App& parent, Context& context) {
                      {".h5", ".edges.tsv", ".features.tsv", ".node*.svg"});
   node_files->output(node->add_option("--json", n->json, "Write a per-node summary as JSON")->type_name("FILE"));
   node->add_flag("--quiet", n->quiet, "No progress line");
+  node->add_flag("--no-pictures{false}", n->pictures,
+                 "Write no PREFIX.node<ID>.svg (for batch runs: laying out a large neighbourhood takes seconds per node)");
 
   auto e = std::make_shared<EvalArgs>();
   CLI::App* eval = app->add_subcommand("eval", "Faithfulness (and ground-truth AUC) of explanations written by 'explain node'");

@@ -249,9 +249,11 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
 
   const std::string gnn = t.tmp.file("gnn");
   const Result g = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300", "--method",
-                        "gnnexplainer", "--seed", "3", "--out", gnn, "--quiet"});
+                        "gnnexplainer", "--seed", "3", "--out", gnn, "--quiet", "--no-pictures"});
   INFO(g.err);
   REQUIRE(g.code == 0);
+  CHECK(std::filesystem::is_regular_file(gnn + ".edges.tsv"));
+  CHECK_FALSE(std::filesystem::exists(gnn + ".node300.svg"));  // --no-pictures
   const graph::ExplanationSet learned = graph::load_explanations(gnn + ".h5");
   REQUIRE(learned.explanations.size() == 1);
   for (float m : learned.explanations[0].edge_score) CHECK((m >= 0.0f && m <= 1.0f));  // a mask
