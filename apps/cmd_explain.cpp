@@ -20,6 +20,7 @@
 #include "attend/core/progress.hpp"
 #include "attend/core/quadrature.hpp"
 #include "attend/core/quoted_input.hpp"
+#include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/explain/eraser_aopc.hpp"
 #include "attend/graph/explain/explanation_agreement.hpp"
 #include "attend/graph/explain/explanation_file.hpp"
@@ -61,7 +62,7 @@ struct EvalArgs {
   std::vector<std::string> explanations;
   int64_t top_k = 6;
   std::string auc_protocol = "explained-edges";
-  int auc_hops = 0;  ///< khop-undirected's neighbourhood; 0: the model's layer count
+  int auc_hops = 0;  ///< khop-undirected's neighbourhood; 0: the model's message-passing layers
 };
 
 struct ContactsArgs {
@@ -240,7 +241,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
     graph::check_explanations_fit(sets.back(), m.trained.data, path);
   }
   const graph::MotifAucProtocol protocol = graph::parse_motif_auc_protocol(a.auc_protocol);
-  const int hops = a.auc_hops > 0 ? a.auc_hops : static_cast<int>(m.trained.loaded.model->layers().size());
+  const int hops = a.auc_hops > 0 ? a.auc_hops : graph::message_passing_depth(*m.trained.loaded.model);
   auto motif_auc = [&](const graph::ExplanationSet& set) {
     if (!truth) return static_cast<double>(NAN);
     return protocol == graph::MotifAucProtocol::kExplainedEdges ? graph::explained_edge_auc(set, *truth)
@@ -507,7 +508,7 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->check(CLI::IsMember(graph::motif_auc_protocol_names()).description(""))
       ->capture_default_str();
   eval->add_option("--auc-hops", e->auc_hops,
-                   "khop-undirected: the neighbourhood's radius, the model's graph convolutions (default: its layer count)")
+                   "khop-undirected: the neighbourhood's radius (default: the model's message-passing layers)")
       ->check(CLI::Range(1, 64))
       ->type_name("H");
   eval->add_option("--top-k", e->top_k, "Size of the hard explanation for fidelity (edges or features)")

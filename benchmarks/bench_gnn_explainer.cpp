@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   }
   double graph_nodes = 0.0, graph_edges = 0.0;  // mean computation graph size
   for (int64_t v : targets) {
-    const ComputationGraph cg = computation_graph(data, v, static_cast<int>(model->layers().size()));
+    const ComputationGraph cg = computation_graph(data, v, message_passing_depth(*model));
     graph_nodes += static_cast<double>(cg.num_nodes()) / static_cast<double>(targets.size());
     graph_edges += static_cast<double>(cg.explained.size()) / static_cast<double>(targets.size());
   }

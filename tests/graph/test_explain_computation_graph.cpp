@@ -28,6 +28,28 @@ TEST_CASE("computation graph: the target's logits equal the full graph's (gat, g
   }
 }
 
+TEST_CASE("computation graph: a node_linear head adds no hop (message_passing_depth)", "[explain]") {
+  // Two gcn layers and a node_linear head over their concatenation: two hops, not three; the
+  // two-hop computation graph still gives the full graph's logits.
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
+  auto registry = graph_registry();
+  const Json layers = Json::array({{{"type", "gcn"}, {"config", {{"in_channels", 5}, {"out_channels", 4}, {"seed", 1}}}},
+                                   {{"type", "gcn"}, {"config", {{"in_channels", 4}, {"out_channels", 4}, {"seed", 2}}}},
+                                   {{"type", "node_linear"}, {"config", {{"in_channels", 8}, {"out_channels", 3}, {"seed", 3}}}}});
+  NodeClassifier model({{"layers", layers}, {"activation", "relu"}, {"jumping_knowledge", "cat"}}, *registry);
+  CHECK(model.layers().size() == 3);
+  REQUIRE(message_passing_depth(model) == 2);
+  const Tensor all = predict_logits(model, full);  // [N, C]
+  for (int64_t target : {0, 17, 42}) {
+    const ComputationGraph cg = computation_graph(full, target, message_passing_depth(model));
+    REQUIRE(cg.num_nodes() < computation_graph(full, target, 3).num_nodes());  // the test must cut something away
+    const Tensor sub = predict_logits(model, cg.data);
+    for (int64_t c = 0; c < all.dim(1); ++c) {
+      CHECK(sub[cg.target * all.dim(1) + c] == Approx(all[target * all.dim(1) + c]).margin(1e-5));
+    }
+  }
+}
+
 TEST_CASE("computation graph: explained edges are the plain edges into nodes within L - 1 hops", "[explain]") {
   // A path 0 - 1 - 2 - 3 - 4 - 5 and a spur 2 - 6: for target 0 and L = 2 the explained edges
   // end at 0 or 1 (1 -> 0, 0 -> 1, 2 -> 1); nodes up to 3 hops (0, 1, 2, 3, 6) are kept so that

@@ -146,4 +146,11 @@ PreparedNodeData replicate(const PreparedNodeData& sub, int64_t copies) {
   return out;
 }
 
+int message_passing_depth(const NodeClassifier& model) {
+  int hops = 0;
+  for (const NodeLayer* layer : model.layers()) hops += layer->passes_messages() ? 1 : 0;
+  ATTEND_CHECK(hops >= 1, "a model without a message-passing layer has no computation graph");
+  return hops;
+}
+
 }  // namespace attend::graph

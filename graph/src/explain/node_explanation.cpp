@@ -91,7 +91,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
                              const ExplainOptions& options) {
   check_model(model);
   model.eval();
-  const ComputationGraph cg = computation_graph(data, node, static_cast<int>(model.layers().size()));
+  const ComputationGraph cg = computation_graph(data, node, message_passing_depth(model));
   NodeExplanation out;
   out.node = node;
   out.predicted_class = predicted_class(model, cg.data, cg.target);

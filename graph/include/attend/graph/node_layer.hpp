@@ -29,6 +29,9 @@ class NodeLayer : public Module {
   /// neighbourhoods gives what the whole graph gives. Plugin layers are assumed to be;
   /// graphormer, which attends over all node pairs, is not.
   virtual bool reads_in_neighbors_only() const { return true; }
+  /// Whether the layer reads the graph at all. A per-node map (node_linear) does not: it adds
+  /// no hop to what a node's prediction depends on (explain/computation_graph.hpp).
+  virtual bool passes_messages() const { return true; }
 };
 
 }  // namespace attend::graph

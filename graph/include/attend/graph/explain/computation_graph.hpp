@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_training.hpp"
 
 namespace attend::graph {
@@ -41,6 +42,10 @@ struct ComputationGraph {
 /// layers over `full` (prepared by prepare_node_data). Throws attend::Error when `target` is
 /// out of range or hops < 1.
 ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target, int hops);
+
+/// L of `model`: its layers that pass messages (NodeLayer::passes_messages; a node_linear
+/// head adds no hop). Throws attend::Error when it has none.
+int message_passing_depth(const NodeClassifier& model);
 
 /// `copies` disjoint copies of `sub` in one prepared dataset (copy k holds local node v as
 /// k n + v; its plain edge e is edge k E + e; features repeated), so that one forward pass runs

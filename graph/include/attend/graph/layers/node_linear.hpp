@@ -42,6 +42,7 @@ class NodeLinear : public NodeLayer {
   Var forward(const NodeFeatures& x, const GraphContext& graph, uint64_t seed,
               AttentionExport* attention = nullptr) const override;
   int64_t out_features() const override { return options_.out_channels; }
+  bool passes_messages() const override { return false; }
 
   static void register_into(Registry& registry);
 
