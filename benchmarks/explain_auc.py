@@ -9,6 +9,18 @@ with the top-k edges (k = the motif's edges: 6 for a house or a 6-cycle, 12 for 
 beside each model's test accuracy (an AUC counts only for a model at 90 % or better) and the
 structure-only degree baseline. Prints the table, with the published AUCs, and writes JSON.
 
+Two choices of the explained nodes (--nodes) and both AUC protocols of `explain eval`
+(graph/explain/motif_edge_auc.hpp) on every set:
+  test-motif  the test nodes that lie in a motif (every role)
+  paper       the nodes the authors' evaluation code explains, from every split: each motif's
+              anchor (the node joined to the base graph: GNNExplainer's range(400, 700, 5) on
+              BA-Shapes and BA-Community, PGExplainer's range(511, 871, 6) on Tree-Cycles), and
+              on Tree-Grid every node of the first 32 grids (PGExplainer's range(511, 800))
+  explained-edges  every explained directed edge, pooled (attend's protocol)
+  khop-undirected  every undirected edge of each node's 3-hop subgraph, once, scored by the sum
+                   of its two directions (the authors' code; 3 = the GCN's graph convolutions,
+                   the GAT's 2 layers for attention)
+
   python3 benchmarks/explain_auc.py --attend build/apps/attend --work /tmp/auc --seeds 0,1,2 --json auc.json
 """
 import argparse
@@ -27,18 +39,37 @@ PUBLISHED = {
 }
 GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "degree"]
 GAT_METHODS = ["attention", "degree"]
+PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
 
 def run(cmd):
     subprocess.run(["nice", "-n", "10"] + cmd, check=True, capture_output=True, text=True)
 
 
+def read_motifs(folder):
+    with open(os.path.join(folder, "motif_nodes.txt")) as f:
+        return [int(line) for line in f if not line.startswith("#")]
+
+
 def motif_test_nodes(folder):
     """Test nodes whose motif_nodes.txt entry is not -1 (node ids 0..N-1 are their names)."""
-    with open(os.path.join(folder, "motif_nodes.txt")) as f:
-        motif = [int(line) for line in f if not line.startswith("#")]
+    motif = read_motifs(folder)
     with open(os.path.join(folder, "split_test.txt")) as f:
         return [line.strip() for line in f if line.strip() and motif[int(line)] != -1]
+
+
+def paper_nodes(folder, bench):
+    """Each motif's anchor, its lowest node id (attend generate joins a motif to the base graph
+    from its node 0 and numbers a motif's nodes consecutively); on tree-grid every node of the
+    first PAPER_GRIDS grids."""
+    motif = read_motifs(folder)
+    if bench == "tree-grid":
+        return [str(v) for v, m in enumerate(motif) if 0 <= m < PAPER_GRIDS]
+    first = {}
+    for v, m in enumerate(motif):
+        if m >= 0 and m not in first:
+            first[m] = v
+    return [str(v) for v in sorted(first.values())]
 
 
 def train(args, data, model, seed, checkpoint):
@@ -50,7 +81,7 @@ def train(args, data, model, seed, checkpoint):
         return json.load(f)["runs"][0]["test_acc"]
 
 
-def explain_and_score(args, data, checkpoint, nodes, methods, top_k, prefix):
+def explain_and_score(args, data, checkpoint, nodes, methods, top_k, hops, prefix):
     files = []
     for method in methods:
         out = "%s.%s" % (prefix, method)
@@ -58,18 +89,23 @@ def explain_and_score(args, data, checkpoint, nodes, methods, top_k, prefix):
         if args.resume and os.path.exists(out + ".h5"):
             continue
         run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
-             "--method", method, "--out", out, "--quiet", "--threads", "1"])
-    table = prefix + ".eval.json"
-    cmd = [args.attend, "explain", "eval", "--data", data, "--checkpoint", checkpoint, "--ground-truth", data,
-           "--top-k", str(top_k), "--json", table, "--threads", "1"]
-    for f in files:
-        cmd += ["--explanations", f]
-    if not (args.resume and os.path.exists(table)):
-        run(cmd)
-    with open(table) as f:
-        rows = json.load(f)["rows"]
-    return {r["method"]: {"auc": r["auc"], "fidelity_plus": r["fidelity_plus"], "fidelity_minus": r["fidelity_minus"]}
-            for r in rows if r["kind"] == "edges"}
+             "--method", method, "--out", out, "--quiet", "--no-pictures", "--threads", "1"])
+    scores = {}
+    for protocol, key in (("explained-edges", "auc"), ("khop-undirected", "auc_khop")):
+        table = "%s.eval.%s.json" % (prefix, protocol)
+        cmd = [args.attend, "explain", "eval", "--data", data, "--checkpoint", checkpoint, "--ground-truth", data,
+               "--top-k", str(top_k), "--auc-protocol", protocol, "--auc-hops", str(hops), "--json", table,
+               "--threads", "1"]
+        for f in files:
+            cmd += ["--explanations", f]
+        if not (args.resume and os.path.exists(table)):
+            run(cmd)
+        with open(table) as f:
+            for r in json.load(f)["rows"]:
+                if r["kind"] == "edges":
+                    scores.setdefault(r["method"], {"fidelity_plus": r["fidelity_plus"],
+                                                    "fidelity_minus": r["fidelity_minus"]})[key] = r["auc"]
+    return scores
 
 
 def mean_sd(values):
@@ -86,6 +122,8 @@ def main():
     parser.add_argument("--work", required=True, help="folder for the graphs, checkpoints and explanations")
     parser.add_argument("--seeds", default="0,1,2", help="graph and model seeds, comma-separated")
     parser.add_argument("--benchmarks", default=",".join(TOP_K))
+    parser.add_argument("--nodes", choices=["test-motif", "paper"], default="test-motif",
+                        help="explain the test nodes in a motif, or the nodes the authors' code explains")
     parser.add_argument("--resume", action="store_true",
                         help="reuse the graphs, checkpoints, explanations and tables already in --work")
     parser.add_argument("--json", help="write every run and the summary here")
@@ -97,13 +135,13 @@ def main():
             data = os.path.join(args.work, "%s-%d" % (bench, seed))
             if not (args.resume and os.path.exists(data)):
                 run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
-            nodes = motif_test_nodes(data)
-            entry = {"benchmark": bench, "seed": seed, "explained_nodes": len(nodes), "models": {}}
-            for model, preset, methods in (("gcn", bench, GCN_METHODS), ("gat", "gat", GAT_METHODS)):
+            nodes = motif_test_nodes(data) if args.nodes == "test-motif" else paper_nodes(data, bench)
+            entry = {"benchmark": bench, "seed": seed, "nodes": args.nodes, "explained_nodes": len(nodes), "models": {}}
+            for model, preset, methods, hops in (("gcn", bench, GCN_METHODS, 3), ("gat", "gat", GAT_METHODS, 2)):
                 checkpoint = os.path.join(data, model + ".h5")
                 accuracy = train(args, data, preset, seed, checkpoint)
-                scores = explain_and_score(args, data, checkpoint, nodes, methods, TOP_K[bench],
-                                           os.path.join(data, model))
+                scores = explain_and_score(args, data, checkpoint, nodes, methods, TOP_K[bench], hops,
+                                           os.path.join(data, "%s.%s" % (model, args.nodes)))
                 entry["models"][model] = {"preset": preset, "test_accuracy": accuracy, "methods": scores}
             runs.append(entry)
             print("%s seed %d: %d nodes, gcn %.1f %%, gat %.1f %%" % (
@@ -117,7 +155,8 @@ def main():
 
 def print_summary(runs):
     summary = []
-    print("\nbenchmark     model (test acc %, lowest)   method                 AUC              fid+             fid-")
+    print("\nbenchmark     model (test acc %, lowest)   method                 AUC (explained)  AUC (khop)       "
+          "fid+             fid-")
     for bench in dict.fromkeys(r["benchmark"] for r in runs):
         mine = [r for r in runs if r["benchmark"] == bench]
         for model in ("gcn", "gat"):
@@ -125,10 +164,10 @@ def print_summary(runs):
             label = "%s (%.1f, %.1f)" % (model, 100 * statistics.mean(acc), 100 * min(acc))
             for method in mine[0]["models"][model]["methods"]:
                 cells = {k: [r["models"][model]["methods"][method][k] for r in mine]
-                         for k in ("auc", "fidelity_plus", "fidelity_minus")}
-                print("%-13s %-28s %-22s %-16s %-16s %s" % (bench, label, method, mean_sd(cells["auc"]),
-                                                          mean_sd(cells["fidelity_plus"]),
-                                                          mean_sd(cells["fidelity_minus"])))
+                         for k in ("auc", "auc_khop", "fidelity_plus", "fidelity_minus")}
+                print("%-13s %-28s %-22s %-16s %-16s %-16s %s" % (
+                    bench, label, method, mean_sd(cells["auc"]), mean_sd(cells["auc_khop"]),
+                    mean_sd(cells["fidelity_plus"]), mean_sd(cells["fidelity_minus"])))
                 summary.append({"benchmark": bench, "model": model, "test_accuracy": acc, "method": method,
                                 "seeds": [r["seed"] for r in mine], **cells})
         print("%-13s published AUC: %s" % (bench, ", ".join("%s %.3f" % (m, PUBLISHED[m][bench]) for m in PUBLISHED)))

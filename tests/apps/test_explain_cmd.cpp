@@ -249,9 +249,11 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
 
   const std::string gnn = t.tmp.file("gnn");
   const Result g = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300", "--method",
-                        "gnnexplainer", "--seed", "3", "--out", gnn, "--quiet"});
+                        "gnnexplainer", "--seed", "3", "--out", gnn, "--quiet", "--no-pictures"});
   INFO(g.err);
   REQUIRE(g.code == 0);
+  CHECK(std::filesystem::is_regular_file(gnn + ".edges.tsv"));
+  CHECK_FALSE(std::filesystem::exists(gnn + ".node300.svg"));  // --no-pictures
   const graph::ExplanationSet learned = graph::load_explanations(gnn + ".h5");
   REQUIRE(learned.explanations.size() == 1);
   for (float m : learned.explanations[0].edge_score) CHECK((m >= 0.0f && m <= 1.0f));  // a mask
@@ -263,7 +265,20 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   CHECK(e.out.find("integrated-gradients   features") != std::string::npos);
   CHECK(e.out.find("attention              edges") != std::string::npos);
   CHECK(e.out.find("Kendall tau-b of edge ranks, integrated-gradients vs attention") != std::string::npos);
+  CHECK(e.out.find("AUC protocol explained-edges") != std::string::npos);
   CHECK(std::filesystem::is_regular_file(t.tmp.file("eval.json")));
+
+  // The papers' protocol: every undirected edge within 2 hops of each node, once.
+  const Result k = run({"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", att + ".h5",
+                        "--ground-truth", t.data, "--auc-protocol", "khop-undirected", "--auc-hops", "2", "--json",
+                        t.tmp.file("khop.json")});
+  INFO(k.err);
+  REQUIRE(k.code == 0);
+  CHECK(k.out.find("AUC protocol khop-undirected, 2 hops") != std::string::npos);
+  const nlohmann::json khop = nlohmann::json::parse(testing::read_text_file(t.tmp.file("khop.json")));
+  CHECK(khop["auc_protocol"] == "khop-undirected");
+  CHECK(khop["auc_hops"] == 2);
+  CHECK(khop["rows"][0]["auc"].is_number());
 }
 
 TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file behind", "[apps]") {
@@ -300,6 +315,9 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.tmp.file("y.node300.svg"), {"--nodes", "300", "--method", "degree", "--out", t.tmp.file("y")}),
        "it is the input --checkpoint"},
       {{"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", t.tmp.file("not.h5")}, "not.h5"},
+      {{"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", t.tmp.file("not.h5"), "--auc-protocol",
+        "pooled"},
+       "--auc-protocol"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.args);

@@ -1,12 +1,9 @@
 #include "attend/graph/explain/explanation_agreement.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "attend/graph/explain/kendall_tau.hpp"
-#include "attend/graph/explain/roc_auc.hpp"
 
 namespace attend::graph {
 
@@ -37,20 +34,6 @@ RankAgreement edge_rank_agreement(const ExplanationSet& a, const ExplanationSet&
   }
   out.mean_tau = out.nodes > 0 ? sum / static_cast<double>(out.nodes) : NAN;
   return out;
-}
-
-double ground_truth_auc(const ExplanationSet& set, const MotifGroundTruth& truth) {
-  std::set<std::pair<int64_t, int64_t>> motif;
-  for (int64_t e = 0; e < truth.num_edges(); ++e) motif.insert(std::minmax(truth.edge_src[e], truth.edge_dst[e]));
-  std::vector<float> scores;
-  std::vector<bool> positive;
-  for (const NodeExplanation& x : set.explanations) {
-    for (std::size_t e = 0; e < x.edge_score.size(); ++e) {
-      scores.push_back(x.edge_score[e]);
-      positive.push_back(motif.count(std::minmax(x.edge_src[e], x.edge_dst[e])) > 0);
-    }
-  }
-  return roc_auc(scores, positive);
 }
 
 }  // namespace attend::graph
