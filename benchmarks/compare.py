@@ -48,8 +48,8 @@ at about 5 GFLOP/s) and compare.py stops with exit 2 instead of printing speedup
 (--allow-slow-reference times both sides and prints no speedup). OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE are removed from the reference's environment (a machine may pin OpenBLAS to
 an older kernel family with them; a user's torch runs without), unless --keep-openblas-env.
-machine.attend_gemm_gflops and machine.reference_gemm_gflops are the two rates; dense rows give
-attend's rate as a share of the better of the two.
+machine.attend_gemm_gflops and machine.reference_gemm_gflops are the two rates; dense and
+Evoformer rows give attend's rate as a share of the better of the two.
 """
 import argparse
 import json
@@ -185,8 +185,9 @@ class Runner:
         return data[key], rss
 
     def attend_evoformer(self, threads, repeats):
-        """bench_evoformer once: {"fwd": (ms, peak MiB), "fwdbwd": (ms, peak MiB)}; the peaks are the
-        process's own after each phase (the forward runs first)."""
+        """bench_evoformer once: {"fwd": (ms, peak MiB, GFLOP/s), "fwdbwd": (...)}; the peaks are the
+        process's own after each phase (the forward runs first), the rates its useful FLOPs
+        (benchmarks/evoformer_flops.hpp) per wall second."""
         bench = os.path.join(self.args.build, "benchmarks", "bench_evoformer")
         if not os.path.exists(bench):
             sys.exit(f"{bench} not found: build first (cmake --build {self.args.build})")
@@ -194,8 +195,9 @@ class Runner:
             cmd = [bench] + EVOFORMER_SHAPE + ["--threads", str(threads), "--repeats", str(repeats), "--json", j.name]
             run_child(cmd, self.env(threads))
             data = json.load(open(j.name))
-        return {"fwd": (data["forward_ms"], data["peak_rss_mib_forward"]),
-                "fwdbwd": (data["forward_backward_ms"], data["peak_rss_mib_forward_backward"])}
+        return {"fwd": (data["forward_ms"], data["peak_rss_mib_forward"], data["forward_gflop_per_s"]),
+                "fwdbwd": (data["forward_backward_ms"], data["peak_rss_mib_forward_backward"],
+                           data["forward_backward_gflop_per_s"])}
 
     def reference_evoformer(self, mode, threads, repeats):
         if not self.torch_python:
@@ -350,10 +352,11 @@ def evoformer_block_rows(runner, threads, repeats):
     attend = runner.attend_evoformer(threads, repeats)
     rows = []
     for tag, mode, what in (("fwd", "fwd", "forward"), ("fwdbwd", "fwd_bwd", "forward+backward")):
-        a_ms, a_rss = attend[tag]
+        a_ms, a_rss, a_gflops = attend[tag]
         r_ms, r_rss = runner.reference_evoformer(mode, threads, repeats)
         rows.append(row(f"evoformer_block_{tag}", a_ms, r_ms, a_rss, r_rss,
                         f"Evoformer block {what}, n_seq 128 n_res 256 c_m=c_z=64 heads 8/4"))
+        rows[-1]["attend_gflops"] = a_gflops
         print(f"  evoformer_block_{tag}: attend {a_ms:.0f} ms, reference {fmt(r_ms, '.0f')} ms", flush=True)
     return rows
 
@@ -473,6 +476,7 @@ def main():
             _, tag, n = x["name"].split("_")
             flops = 4.0 * 8 * int(n) ** 2 * 64 * (3.5 if tag == "fwdbwd" else 1.0)
             x["attend_gflops"] = flops / (x["attend_ms"] * 1e-3) * 1e-9
+        if "attend_gflops" in x:
             x["attend_percent_of_best_gemm"] = 100.0 * x["attend_gflops"] / best_gemm
     machine = {"threads": t, "attend_gemm_gflops": gemm_gflops,
                "reference_gemm_gflops": reference_gemm["gflops"] if reference_gemm else None,
@@ -491,7 +495,8 @@ def main():
               f"{fmt(x['speedup'], '8.2f')} {fmt(x['attend_peak_mb'], '11.0f')} "
               f"{fmt(x['reference_peak_mb'], '9.0f')} {x['load_average']:5.1f}")
     print(f"best gemm {GEMM_N}^3: {best_gemm:.1f} GFLOP/s on {t} threads (flops: dense forward "
-          f"4 B H N^2 d, forward+backward 3.5 x that)")
+          f"4 B H N^2 d, forward+backward 3.5 x that; Evoformer: benchmarks/evoformer_flops.hpp, "
+          f"forward+backward 3 x the forward)")
     for x in rows:
         if "cpu_speedup" in x:
             print(f"  {x['name']}: CPU ms per node attend {fmt(x['attend_cpu_ms'], '.2f')}, reference "

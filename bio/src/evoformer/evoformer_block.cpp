@@ -30,7 +30,8 @@ const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
           .add("pair_dropout", &O::pair_dropout, "row- or column-wise dropout after the triangle updates (training)",
                OptionRange::fraction())
           .add("chunk_size", &O::chunk_size, "handed to every attention; 0: automatic", OptionRange::at_least(0.0))
-          .add("checkpoint", &O::checkpoint, "recompute each module's intermediates in the backward pass")
+          .add("checkpoint", &O::checkpoint,
+               "recompute the intermediates of MSA attentions, MSA transition and triangle multiplications in the backward pass")
           .add("seed", &O::seed, "seeds the initialisation");
   return list;
 }
