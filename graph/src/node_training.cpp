@@ -62,7 +62,7 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
 
 PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure, BatchRows form) {
   PreparedNodeData d;
-  d.graph = GraphContext::from_dataset(structure.dataset);
+  d.graph = structure.graph ? std::move(*structure.graph) : GraphContext::from_dataset(structure.dataset);
   const int64_t n = structure.dataset.num_nodes;
   if (structure.features->cols() > 0) {
     structure.dataset.features = SparseMatrix::from_triplets(n, structure.features->cols(), {}, {}, {});

@@ -48,7 +48,8 @@ TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_pat
   m.data_path = data_path;
   m.loaded = load_node_model(checkpoint, registry);
   const Hdf5FeatureRowsOptions rows{cache_bytes, RowSelection::kHyperslabs, m.loaded.normalize_features};
-  m.data = prepare_node_data_out_of_core(load_graph_structure_h5(data_path, rows), BatchRows::kSparse);
+  m.data = prepare_node_data_out_of_core(load_graph_structure_h5(data_path, rows, StructureEdges::kIndex),
+                                         BatchRows::kSparse);
   return m;
 }
 
