@@ -150,8 +150,11 @@ InEdgeIndex InEdgeIndex::from_dataset_edges(int64_t num_nodes, bool directed, in
         out += kept[i];
       }
       index.indptr_[num_nodes] = out;
+      // A copy to give back the dropped slots pays only when many were duplicates (a dataset
+      // listing both directions of its pairs); else it would double the peak for little.
+      const bool many_dropped = 4 * (static_cast<int64_t>(source.size()) - out) > static_cast<int64_t>(source.size());
       source.resize(static_cast<std::size_t>(out));
-      source.shrink_to_fit();
+      if (many_dropped) source.shrink_to_fit();
     });
   }
   index.finish();

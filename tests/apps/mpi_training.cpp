@@ -144,6 +144,7 @@ void expect_refused(const std::vector<std::string>& args, const std::string& mes
   const Run r = run(command, dir, "refused");
   expect(r.code == 2, "'" + args[0] + "' on 2 ranks exits 2, got " + std::to_string(r.code) + ": " + r.err);
   expect(r.err.find(message) != std::string::npos, "the refusal says '" + message + "': " + r.err);
+  expect(r.err.find("attend: error:") == r.err.rfind("attend: error:"), "the refusal is printed once (rank 0): " + r.err);
   if (before_work) expect(r.out.empty(), "a refused command prints nothing on stdout: " + r.out);
 }
 
