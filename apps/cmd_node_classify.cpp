@@ -199,11 +199,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   };
   graph::PreparedNodeData data;
   if (a.features.out_of_core) {
-    if (!graph::is_hdf5_file(a.data)) {
-      throw InputError(a.data, 0, "--features-out-of-core reads an HDF5 graph file (attend convert --features-layout dense)");
-    }
-    const graph::Hdf5FeatureRowsOptions rows{a.features.cache_bytes(), RowSelection::kHyperslabs, spec.normalize_features};
-    graph::GraphStructure structure = graph::load_graph_structure_h5(a.data, rows, graph::StructureEdges::kIndex);
+    graph::GraphStructure structure = graph::open_graph_out_of_core(a.data, a.features.cache_bytes(), spec.normalize_features);
     prepare(structure.dataset, structure.num_edges, structure.features->cols());
     data = graph::prepare_node_data_out_of_core(std::move(structure));
   } else {

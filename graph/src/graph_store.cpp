@@ -345,6 +345,13 @@ GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5Featur
   return g;
 }
 
+GraphStructure open_graph_out_of_core(const std::string& path, int64_t cache_bytes, bool normalize_features) {
+  if (!is_hdf5_file(path)) {
+    throw InputError(path, 0, "features out of core are read from an HDF5 graph file (attend convert --features-layout dense)");
+  }
+  return load_graph_structure_h5(path, {cache_bytes, RowSelection::kHyperslabs, normalize_features}, StructureEdges::kIndex);
+}
+
 bool is_hdf5_file(const std::string& path) {
   static constexpr std::array<char, 8> kSignature = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
   std::error_code ignored;

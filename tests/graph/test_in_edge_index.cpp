@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <vector>
 
@@ -181,4 +182,17 @@ TEST_CASE("an undirected index listing both directions of its pairs gives back t
   const EdgeList both = symmetrize(EdgeList{d.num_nodes, d.edge_src, d.edge_dst});
   CHECK(index.num_edges() == static_cast<int64_t>(both.src.size()));
   CHECK(index.bytes() <= 4 * both.src.size() + 8 * (d.num_nodes + 1) + 4 * d.num_nodes);
+}
+
+TEST_CASE("a graph opened out of core is read as an index, and only from an HDF5 file", "[graph][io]") {
+  testing::TempDir dir;
+  const NodeDataset d = random_dataset(30, 60, 2);
+  save_node_dataset(dir.file("g.h5"), d);
+  const GraphStructure g = open_graph_out_of_core(dir.file("g.h5"), 1 << 20, true);
+  REQUIRE(g.graph.has_value());
+  CHECK(g.graph->in_edges().num_edges() == GraphContext::from_dataset(d).in_edges().num_edges());
+  CHECK(g.dataset.edge_src.empty());
+  std::ofstream(dir.file("g.txt")) << "0 1\n";
+  CHECK_THROWS_WITH(open_graph_out_of_core(dir.file("g.txt"), 0, true),
+                    Catch::Matchers::Contains("g.txt") && Catch::Matchers::Contains("--features-layout dense"));
 }

@@ -100,6 +100,14 @@ struct GraphStructure {
 GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options,
                                        StructureEdges edges = StructureEdges::kDataset);
 
+/// A graph file opened for training or inference with its features out of core (`node-classify
+/// train | evaluate | predict --features-out-of-core`): `path` must be an HDF5 file (else an
+/// InputError saying how to make one); its edges go straight into the compact in-edge index
+/// (StructureEdges::kIndex), its feature rows are read through an LRU cache of `cache_bytes`
+/// (0: none) with hyperslab reads, normalised when `normalize_features`. Errors as
+/// load_graph_structure_h5.
+GraphStructure open_graph_out_of_core(const std::string& path, int64_t cache_bytes, bool normalize_features);
+
 /// True when `path` is a regular file that starts with the HDF5 signature (the 8 bytes
 /// "\x89HDF\r\n\x1a\n" at offset 0, where every file HDF5 writes without a user block has it).
 bool is_hdf5_file(const std::string& path);
