@@ -9,7 +9,7 @@
 /// add_self_loops). Kernels see only the views' arrays. A graph that is only sampled from
 /// (mini-batch training, layer-wise and sampled inference) never builds its views: it costs
 /// the index, about 4 bytes per directed edge instead of about 125 with both views (see
-/// docs/performance.md, "Memory of the graph structure").
+/// docs/performance.md, "The graph structure in memory").
 ///
 /// A context may carry a soft edge mask (with_edge_mask): a Var [E] over the edges of
 /// `plain`. It travels in the views' Csrs (Csr::edge_scale, honoured by
