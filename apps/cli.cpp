@@ -65,6 +65,26 @@ std::string parsed_command(const CLI::App& app) {
   return path;
 }
 
+bool is_input_error(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+// Rank 0 of an mpirun launch, or a plain process (also when the world cannot be had: a build
+// without MPI refuses mpirun with an input error that this process must print).
+bool on_first_rank() {
+  try {
+    return Communicator::world().is_root();
+  } catch (...) {
+    return true;
+  }
+}
+
 }  // namespace
 
 void load_plugins(const std::vector<std::string>& paths, const char* plugin_path, Registry& registry) {
@@ -134,8 +154,9 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     try {
       app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::ParseError& e) {
-      // Help and --version are "errors" with exit code 0; they print to `out`.
-      const int code = app.exit(e, context.out, err);
+      // Help and --version are "errors" with exit code 0; they print to `out`. A usage error
+      // is the same on every rank: rank 0 prints it.
+      const int code = app.exit(e, context.out, world.is_root() ? err : discarded);
       return code == 0 ? 0 : kExitUsage;
     }
 
@@ -155,7 +176,11 @@ int run_cli(const std::vector<std::string>& args, Registry& registry, std::ostre
     err << "attend: internal error: no subcommand ran\n";
     return kExitInternal;
   } catch (...) {
-    return report_failure(std::current_exception(), err);
+    // Every rank reads the same input and meets the same input error: under mpirun rank 0
+    // alone prints it (an internal error is printed by every rank that meets it).
+    std::ostream discarded(nullptr);
+    const std::exception_ptr error = std::current_exception();
+    return report_failure(error, is_input_error(error) && !on_first_rank() ? discarded : err);
   }
 }
 

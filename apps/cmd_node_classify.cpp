@@ -170,7 +170,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
   const graph::InferenceOptions inference = inference_options(a.sampling);
   const graph::NodeModelSpec spec = graph::NodeModelSpec::load(a.model);
   // The checks, the held-out split and the summary line, whether the features are loaded or not.
-  const auto prepare = [&](graph::NodeDataset& dataset, int64_t num_features) {
+  const auto prepare = [&](graph::NodeDataset& dataset, int64_t num_edges, int64_t num_features) {
     if (ctx.world.is_root()) print_warnings(dataset, ctx.err);  // every rank loads the same data
     if (dataset.train.empty()) throw InputError(a.data, 0, "the dataset has no training split (no labelled training nodes)");
     if (a.validation_fraction > 0.0) {
@@ -180,18 +180,14 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
       ctx.out << "validation: " << dataset.val.size() << " training nodes held out (seed " << a.validation_seed
               << "); the test split is not scored\n";
     }
-    ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << dataset.num_edges()
+    ctx.out << "dataset " << dataset.name << ": " << dataset.num_nodes << " nodes, " << num_edges
             << " edges, " << num_features << " features, " << dataset.num_classes << " classes; split "
             << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
   };
   graph::PreparedNodeData data;
   if (a.features.out_of_core) {
-    if (!graph::is_hdf5_file(a.data)) {
-      throw InputError(a.data, 0, "--features-out-of-core reads an HDF5 graph file (attend convert --features-layout dense)");
-    }
-    const graph::Hdf5FeatureRowsOptions rows{a.features.cache_bytes(), RowSelection::kHyperslabs, spec.normalize_features};
-    graph::GraphStructure structure = graph::load_graph_structure_h5(a.data, rows);
-    prepare(structure.dataset, structure.features->cols());
+    graph::GraphStructure structure = graph::open_graph_out_of_core(a.data, a.features.cache_bytes(), spec.normalize_features);
+    prepare(structure.dataset, structure.num_edges, structure.features->cols());
     data = graph::prepare_node_data_out_of_core(std::move(structure));
   } else {
     ProgressOptions reading;
@@ -201,7 +197,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
       const io::ReadProgress progress(reading);
       return graph::load_node_dataset(a.data);
     }();
-    prepare(dataset, dataset.num_features());
+    prepare(dataset, dataset.num_edges(), dataset.num_features());
     data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
   }
 

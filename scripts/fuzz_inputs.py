@@ -230,7 +230,10 @@ def build_seeds(attend, base):
     def graph_h5_cmd(rng, f, out):
         if "triples" in Path(f).name or rng.random() < 0.3:  # no labels: convert only
             return ["convert", "--graph", f, "--to", f"{out}/g.h5"]
-        return graph_train("rgcn-aifb" if "rdf" in Path(f).name else str(models[0]))(rng, f, out)
+        train = graph_train("rgcn-aifb" if "rdf" in Path(f).name else str(models[0]))(rng, f, out)
+        if rng.random() < 0.4:  # the edges read in blocks straight into the compact in-edge index
+            train += ["--features-out-of-core", "--fanouts", "3,3", "--batch-size", "8", "--inference", "layerwise"]
+        return train
 
     def graph_h5_dense_cmd(rng, f, out):
         draw = rng.random()

@@ -726,6 +726,29 @@ std::vector<int64_t> Hdf5File::read_int64(const std::string& dataset_path, Shape
   return values;
 }
 
+std::vector<int64_t> Hdf5File::read_int64_range(const std::string& dataset_path, int64_t first, int64_t count) const {
+  const std::string path = normalize(dataset_path);
+  const std::string label = dataset_label(path);
+  Hid dataset = open_dataset(path_, id(), path);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_INTEGER) {
+    fail(path_, label, "expected integer values, found " + describe_type(type.get()));
+  }
+  Hid space(H5Dget_space(dataset.get()), H5Sclose);
+  const Shape shape = space_shape(space.get());
+  if (shape.size() != 1) fail(path_, label, "expected one dimension, found shape " + shape_to_string(shape));
+  ATTEND_CHECK(first >= 0 && count >= 0 && first + count <= shape[0],
+               "read_int64_range: values " << first << " .. " << first + count - 1 << " of " << shape[0]);
+  std::vector<int64_t> values(static_cast<std::size_t>(count));
+  if (values.empty()) return values;
+  const std::vector<hsize_t> start = {static_cast<hsize_t>(first)}, extent = {static_cast<hsize_t>(count)};
+  H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr);
+  Hid memory = make_space({count});
+  check(H5Dread(dataset.get(), H5T_NATIVE_INT64, memory.get(), space.get(), H5P_DEFAULT, values.data()), path_, label,
+        "read");
+  return values;
+}
+
 std::vector<int32_t> Hdf5File::read_int32(const std::string& dataset_path, Shape* shape) const {
   const std::vector<int64_t> wide = read_int64(dataset_path, shape);
   std::vector<int32_t> values(wide.size());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <tuple>
 #include <unordered_map>
 
@@ -24,6 +25,9 @@ struct GraphContext::Adjacency {
 };
 
 struct GraphContext::Cache {
+  std::once_flag plain_built, looped_built;
+  GraphView plain, looped;
+  std::vector<int64_t> looped_origin;  ///< [E_looped] plain edge id, -1 for added self-loops
   std::mutex mutex;
   std::map<std::tuple<bool, int64_t, bool>, std::shared_ptr<const RelationalIndex>> relational;
   std::map<int32_t, std::shared_ptr<const std::vector<int32_t>>> distances;
@@ -39,6 +43,61 @@ GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> ds
   v.dst = std::move(dst);
   v.relation = std::move(relation);
   return v;
+}
+
+/// The plain view of `index`: its Csr takes the index's rows as they are (the order
+/// Csr::from_edges gives the same edges), the per-edge-id arrays are scattered from them.
+GraphView plain_view(const InEdgeIndex& index, const Tensor& edge_features) {
+  const int64_t n = index.num_nodes(), e_count = index.num_edges();
+  GraphView v;
+  v.src.resize(static_cast<std::size_t>(e_count));
+  v.dst.resize(v.src.size());
+  v.relation.resize(v.src.size());
+  std::vector<int64_t> row_src(v.src.size()), row_edge(v.src.size());  // [E] by position
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = index.indptr()[i]; p < index.indptr()[i + 1]; ++p) {
+      const int64_t e = index.edge_id(p);
+      row_src[p] = index.source(p);
+      row_edge[p] = e;
+      v.src[e] = row_src[p];
+      v.dst[e] = i;
+      v.relation[e] = index.relation(p);
+    }
+  }
+  v.csr = Csr(n, index.indptr(), std::move(row_src), std::move(row_edge));
+  v.edge_features = edge_features;
+  return v;
+}
+
+/// The looped view of `plain` (self-loops dropped, one per node added with relation
+/// `self_relation`), and in `origin` the plain edge id of each of its edges (-1: added).
+GraphView looped_view(const GraphView& plain, int64_t n, int64_t self_relation, std::vector<int64_t>& origin) {
+  std::vector<int64_t> lsrc, ldst, lrel;
+  for (int64_t e = 0; e < plain.num_edges(); ++e) {
+    if (plain.src[e] == plain.dst[e]) continue;
+    lsrc.push_back(plain.src[e]);
+    ldst.push_back(plain.dst[e]);
+    lrel.push_back(plain.relation[e]);
+    origin.push_back(e);
+  }
+  for (int64_t v = 0; v < n; ++v) {
+    lsrc.push_back(v);
+    ldst.push_back(v);
+    lrel.push_back(self_relation);
+    origin.push_back(-1);
+  }
+  GraphView looped = make_view(n, std::move(lsrc), std::move(ldst), std::move(lrel));
+  if (plain.has_edge_features()) {
+    const int64_t d = plain.edge_features.dim(1);
+    looped.edge_features = Tensor({looped.num_edges(), d});  // [E_looped, D], zeros on added self-loops
+    for (int64_t e = 0; e < looped.num_edges(); ++e) {
+      const int64_t from = origin[e];
+      if (from < 0) continue;
+      std::copy(plain.edge_features.data() + from * d, plain.edge_features.data() + (from + 1) * d,
+                looped.edge_features.data() + e * d);
+    }
+  }
+  return looped;
 }
 
 /// The stored entry [E] of each edge of `matrix`, built from the triplets (row[e], col[e], .):
@@ -91,28 +150,12 @@ Tensor plain_edge_features(const NodeDataset& d, const GraphView& plain) {
 }  // namespace
 
 GraphContext GraphContext::from_dataset(const NodeDataset& d) {
-  std::vector<int64_t> src, dst, rel;
-  int64_t num_relations = 0;
-  if (!d.directed) {
-    const EdgeList both = symmetrize(EdgeList{d.num_nodes, d.edge_src, d.edge_dst});
-    src = both.src;
-    dst = both.dst;
-    rel.assign(src.size(), 0);
-    num_relations = 2;  // the edges, and the self-loops
-  } else {
-    const int64_t r = std::max<int64_t>(d.num_relations(), 1);
-    for (std::size_t e = 0; e < d.edge_src.size(); ++e) {
-      const int64_t type = d.edge_type.empty() ? 0 : d.edge_type[e];
-      src.push_back(d.edge_src[e]);
-      dst.push_back(d.edge_dst[e]);
-      rel.push_back(type);
-      src.push_back(d.edge_dst[e]);  // the inverse edge
-      dst.push_back(d.edge_src[e]);
-      rel.push_back(type + r);
-    }
-    num_relations = 2 * r + 1;
-  }
-  GraphContext g = from_edges(d.num_nodes, num_relations, std::move(src), std::move(dst), std::move(rel));
+  const int64_t r = std::max<int64_t>(d.num_relations(), 1);
+  InEdgeIndex index = InEdgeIndex::from_dataset_edges(d.num_nodes, d.directed, r, [&](const auto& visit) {
+    visit(DatasetEdgeBlock{d.edge_src, d.edge_dst, d.edge_type});
+  });
+  // Undirected: the edges, and the self-loops; directed: R relations, their inverses and "self".
+  GraphContext g = from_in_edges(d.directed ? 2 * r + 1 : 2, std::move(index));
   if (d.has_edge_features()) g.set_edge_features(plain_edge_features(d, g.plain()));
   return g;
 }
@@ -122,27 +165,40 @@ GraphContext GraphContext::from_edges(int64_t num_nodes, int64_t num_relations, 
   ATTEND_CHECK(src.size() == dst.size() && src.size() == rel.size(),
                "from_edges: " << src.size() << " sources, " << dst.size() << " destinations, " << rel.size()
                               << " relations");
+  return from_in_edges(num_relations, InEdgeIndex::from_edges(num_nodes, src, dst, rel));
+}
+
+GraphContext GraphContext::from_in_edges(int64_t num_relations, InEdgeIndex in_edges) {
   GraphContext g;
   g.cache_ = std::make_shared<Cache>();
-  g.num_nodes_ = num_nodes;
+  g.num_nodes_ = in_edges.num_nodes();
   g.num_relations_ = num_relations;
-  std::vector<int64_t> lsrc, ldst, lrel;
-  for (std::size_t e = 0; e < src.size(); ++e) {
-    if (src[e] == dst[e]) continue;
-    lsrc.push_back(src[e]);
-    ldst.push_back(dst[e]);
-    lrel.push_back(rel[e]);
-    g.looped_origin_.push_back(static_cast<int64_t>(e));
-  }
-  for (int64_t v = 0; v < num_nodes; ++v) {
-    lsrc.push_back(v);
-    ldst.push_back(v);
-    lrel.push_back(g.num_relations_ - 1);
-    g.looped_origin_.push_back(-1);
-  }
-  g.plain_ = make_view(num_nodes, std::move(src), std::move(dst), std::move(rel));
-  g.looped_ = make_view(num_nodes, std::move(lsrc), std::move(ldst), std::move(lrel));
+  g.in_edges_ = std::make_shared<const InEdgeIndex>(std::move(in_edges));
   return g;
+}
+
+const GraphView& GraphContext::plain() const {
+  if (masked_plain_) return *masked_plain_;
+  static const GraphView kEmpty;
+  if (!cache_) return kEmpty;
+  std::call_once(cache_->plain_built, [&] { cache_->plain = plain_view(*in_edges_, edge_features_); });
+  return cache_->plain;
+}
+
+const GraphView& GraphContext::looped() const {
+  if (masked_looped_) return *masked_looped_;
+  static const GraphView kEmpty;
+  if (!cache_) return kEmpty;
+  const GraphView& from = plain();
+  std::call_once(cache_->looped_built,
+                 [&] { cache_->looped = looped_view(from, num_nodes_, num_relations_ - 1, cache_->looped_origin); });
+  return cache_->looped;
+}
+
+const std::vector<int64_t>& GraphContext::looped_origin() const {
+  looped();
+  static const std::vector<int64_t> kNone;
+  return cache_ ? cache_->looped_origin : kNone;
 }
 
 void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::vector<int64_t> looped) {
@@ -163,34 +219,33 @@ int64_t GraphContext::normalization_degree(int64_t node, bool self_loops) const 
 }
 
 GraphContext GraphContext::with_edge_mask(Var mask) const {
-  const int64_t n_edges = plain_.num_edges();
+  const int64_t n_edges = in_edges().num_edges();
   ATTEND_CHECK(mask.defined() && mask.value().shape() == (Shape{n_edges}),
                "with_edge_mask: a mask of shape " << (mask.defined() ? shape_to_string(mask.value().shape()) : "undefined")
                                                   << ", expected [E] = [" << n_edges << "]");
   // looped[e] = mask[origin] for a kept edge, 1 for an added self-loop: a gather from
   // [mask, 1] [E + 1] with index E for the self-loops.
-  std::vector<int64_t> from(looped_origin_.size());  // [E_looped]
-  for (std::size_t e = 0; e < from.size(); ++e) from[e] = looped_origin_[e] < 0 ? n_edges : looped_origin_[e];
-  const Var looped = ops::gather_rows(ops::concat({mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+  const std::vector<int64_t>& origin = looped_origin();
+  std::vector<int64_t> from(origin.size());  // [E_looped]
+  for (std::size_t e = 0; e < from.size(); ++e) from[e] = origin[e] < 0 ? n_edges : origin[e];
+  const Var looped_mask = ops::gather_rows(ops::concat({mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+  auto masked_plain = std::make_shared<GraphView>(plain());
+  auto masked_looped = std::make_shared<GraphView>(looped());
+  masked_plain->csr = masked_plain->csr.with_edge_scale(std::move(mask));
+  masked_looped->csr = masked_looped->csr.with_edge_scale(looped_mask);
   GraphContext masked = *this;
-  masked.plain_.csr = plain_.csr.with_edge_scale(std::move(mask));
-  masked.looped_.csr = looped_.csr.with_edge_scale(looped);
+  masked.masked_plain_ = std::move(masked_plain);
+  masked.masked_looped_ = std::move(masked_looped);
   return masked;
 }
 
 void GraphContext::set_edge_features(const Tensor& features) {
-  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == plain_.num_edges(),
+  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == in_edges().num_edges(),
                "edge features of shape " << shape_to_string(features.shape()) << ", expected [E, D] with E = "
-                                         << plain_.num_edges());
-  const int64_t d = features.dim(1);
-  Tensor looped({looped_.num_edges(), d});  // [E_looped, D], zeros on added self-loops
-  for (int64_t e = 0; e < looped_.num_edges(); ++e) {
-    const int64_t from = looped_origin_[e];
-    if (from < 0) continue;
-    std::copy(features.data() + from * d, features.data() + (from + 1) * d, looped.data() + e * d);
-  }
-  plain_.edge_features = features;
-  looped_.edge_features = std::move(looped);
+                                         << in_edges().num_edges());
+  ATTEND_CHECK(!has_edge_mask(), "set_edge_features on a context with an edge mask");
+  edge_features_ = features;
+  cache_ = std::make_shared<Cache>();  // the views carry the features: built again
 }
 
 std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_loops,
@@ -311,7 +366,7 @@ std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_
   auto& slot = cache_->distances[max_distance];
   if (!slot) {
     slot = std::make_shared<const std::vector<int32_t>>(
-        shortest_path_distances(EdgeList{num_nodes_, plain_.src, plain_.dst}, max_distance));
+        shortest_path_distances(EdgeList{num_nodes_, plain().src, plain().dst}, max_distance));
   }
   return slot;
 }

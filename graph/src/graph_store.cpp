@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <utility>
 
 #include "attend/core/atomic_file.hpp"
 #include "attend/core/error.hpp"
@@ -219,8 +220,9 @@ void save_node_dataset_streaming(const std::string& path, const NodeDataset& str
 
 namespace {
 
-/// Everything of a graph file but its features (left empty), unvalidated.
-NodeDataset read_structure(const Hdf5File& file) {
+/// Everything of a graph file but its features (left empty) and, without `with_edges`, its
+/// edges, unvalidated.
+NodeDataset read_structure(const Hdf5File& file, bool with_edges = true) {
   file.require_schema(kGraphSchema, kGraphSchemaVersion);
   NodeDataset d;
   d.name = file.get_attr_string("/", "name");
@@ -235,10 +237,12 @@ NodeDataset read_structure(const Hdf5File& file) {
   d.train = read_vector(file, "/splits/train");
   d.val = read_vector(file, "/splits/val");
   d.test = read_vector(file, "/splits/test");
-  d.edge_src = read_vector(file, "/edges/src");
-  d.edge_dst = read_vector(file, "/edges/dst");
-  if (file.exists("/edges/type")) d.edge_type = read_vector(file, "/edges/type");
-  if (file.exists("/edges/features")) {
+  if (with_edges) {
+    d.edge_src = read_vector(file, "/edges/src");
+    d.edge_dst = read_vector(file, "/edges/dst");
+    if (file.exists("/edges/type")) d.edge_type = read_vector(file, "/edges/type");
+  }
+  if (with_edges && file.exists("/edges/features")) {
     const Tensor features = file.read_tensor("/edges/features");  // [E, D]
     if (features.rank() != 2 || features.dim(1) < 1 || features.dim(0) != d.num_edges()) {
       throw InputError(file.path(), 0, "/edges/features: expected [E, D] with E = " + std::to_string(d.num_edges()) +
@@ -266,6 +270,45 @@ void require_consistent(const std::string& path, const NodeDataset& d) {
   }
 }
 
+/// The edges of a graph file read block by block (2^20 edges, 8 MiB per array, at a time)
+/// into the GraphContext of `d` (the file's structure without its edges, validated), with
+/// NodeDataset::validate's checks on them. Returns the context and the file's edge count.
+std::pair<GraphContext, int64_t> read_edge_index(const Hdf5File& file, const NodeDataset& d) {
+  constexpr int64_t kBlock = int64_t{1} << 20;
+  const auto length = [&](const char* path) {
+    const Shape shape = file.dataset_shape(path);
+    if (shape.size() != 1) {
+      throw InputError(file.path(), 0, std::string("dataset '") + path + "': expected one dimension, found shape " +
+                                           shape_to_string(shape));
+    }
+    return shape[0];
+  };
+  const int64_t count = length("/edges/src");
+  const bool typed = file.exists("/edges/type");
+  if (length("/edges/dst") != count) throw InputError(file.path(), 0, "inconsistent graph: edge arrays differ in length");
+  if (typed && length("/edges/type") != count) {
+    throw InputError(file.path(), 0, "inconsistent graph: edge types do not match the edges");
+  }
+  const int64_t relations = std::max<int64_t>(d.num_relations(), 1);
+  try {
+    InEdgeIndex index = InEdgeIndex::from_dataset_edges(d.num_nodes, d.directed, relations, [&](const auto& visit) {
+      for (int64_t first = 0; first < count; first += kBlock) {
+        const int64_t n = std::min(kBlock, count - first);
+        const std::vector<int64_t> src = file.read_int64_range("/edges/src", first, n);
+        const std::vector<int64_t> dst = file.read_int64_range("/edges/dst", first, n);
+        const std::vector<int64_t> type = typed ? file.read_int64_range("/edges/type", first, n) : std::vector<int64_t>{};
+        visit(DatasetEdgeBlock{src, dst, type});
+      }
+    });
+    // As GraphContext::from_dataset: undirected, the edges and the self-loops; directed, R
+    // relations, their inverses and "self".
+    return {GraphContext::from_in_edges(d.directed ? 2 * relations + 1 : 2, std::move(index)), count};
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError(file.path(), 0, std::string("inconsistent graph: ") + e.what());
+  }
+}
+
 }  // namespace
 
 NodeDataset load_node_dataset_h5(const std::string& path) {
@@ -276,13 +319,21 @@ NodeDataset load_node_dataset_h5(const std::string& path) {
   return d;
 }
 
-GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options) {
+GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options,
+                                       StructureEdges edges) {
   GraphStructure g;
   bool dense = false;
   {
     Hdf5File file = Hdf5File::open(path);
-    g.dataset = read_structure(file);
+    const bool index = edges == StructureEdges::kIndex && !file.exists("/edges/features");
+    g.dataset = read_structure(file, !index);
     require_consistent(path, g.dataset);
+    g.num_edges = g.dataset.num_edges();
+    if (index) {
+      auto [graph, count] = read_edge_index(file, g.dataset);
+      g.graph = std::move(graph);
+      g.num_edges = count;
+    }
     dense = file.exists(kDenseFeaturesPath);
     if (!dense) g.features = std::make_unique<InMemoryFeatureRows>(read_features(file), options.normalize);
   }
@@ -292,6 +343,13 @@ GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5Featur
                                   std::to_string(g.dataset.num_nodes) + " nodes");
   }
   return g;
+}
+
+GraphStructure open_graph_out_of_core(const std::string& path, int64_t cache_bytes, bool normalize_features) {
+  if (!is_hdf5_file(path)) {
+    throw InputError(path, 0, "features out of core are read from an HDF5 graph file (attend convert --features-layout dense)");
+  }
+  return load_graph_structure_h5(path, {cache_bytes, RowSelection::kHyperslabs, normalize_features}, StructureEdges::kIndex);
 }
 
 bool is_hdf5_file(const std::string& path) {

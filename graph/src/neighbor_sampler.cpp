@@ -1,6 +1,7 @@
 #include "attend/graph/neighbor_sampler.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -29,24 +30,26 @@ int64_t draw_below(uint64_t bits, int64_t n) {
   return static_cast<int64_t>((static_cast<unsigned __int128>(bits) * static_cast<uint64_t>(n)) >> 64);
 }
 
-// Choose from `edges` (edge ids, one node's in-edges of one group) by the options, into
-// `out`. Without replacement: the `fanout` edges with the smallest draws keyed by edge id (a
-// uniform subset, whatever the order of `edges`); with: `fanout` draws of a position.
-void choose(const std::vector<int64_t>& edges, int64_t fanout, bool replace, uint64_t key,
-            std::vector<int64_t>& out) {
-  const auto n = static_cast<int64_t>(edges.size());
+// Choose from `positions` (of `index`: one node's in-edges of one group, in increasing order)
+// by the options, into `out`. Without replacement: the `fanout` positions whose edges have the
+// smallest draws keyed by edge id (a uniform subset, whatever the order), in increasing order;
+// with: `fanout` draws of a position. Within a row, positions follow edge ids, so this is the
+// choice among the edge ids themselves.
+void choose(const InEdgeIndex& index, const std::vector<int64_t>& positions, int64_t fanout, bool replace,
+            uint64_t key, std::vector<int64_t>& out) {
+  const auto n = static_cast<int64_t>(positions.size());
   if (n == 0) return;
   if (fanout < 0 || (!replace && fanout >= n)) {
-    out.insert(out.end(), edges.begin(), edges.end());
+    out.insert(out.end(), positions.begin(), positions.end());
     return;
   }
   if (replace) {
-    for (int64_t t = 0; t < fanout; ++t) out.push_back(edges[draw_below(draw(key, static_cast<uint64_t>(t)), n)]);
+    for (int64_t t = 0; t < fanout; ++t) out.push_back(positions[draw_below(draw(key, static_cast<uint64_t>(t)), n)]);
     return;
   }
-  std::vector<std::pair<uint64_t, int64_t>> keyed;  // (draw, edge id)
-  keyed.reserve(edges.size());
-  for (int64_t e : edges) keyed.emplace_back(draw(key, static_cast<uint64_t>(e)), e);
+  std::vector<std::pair<uint64_t, int64_t>> keyed;  // (draw, position)
+  keyed.reserve(positions.size());
+  for (int64_t p : positions) keyed.emplace_back(draw(key, static_cast<uint64_t>(index.edge_id(p))), p);
   std::partial_sort(keyed.begin(), keyed.begin() + fanout, keyed.end());
   std::vector<int64_t> picked;
   for (int64_t t = 0; t < fanout; ++t) picked.push_back(keyed[t].second);
@@ -54,29 +57,26 @@ void choose(const std::vector<int64_t>& edges, int64_t fanout, bool replace, uin
   out.insert(out.end(), picked.begin(), picked.end());
 }
 
-// The sampled in-edges (whole-graph plain edge ids) of `node` at `hop`.
-std::vector<int64_t> sample_in_edges(const GraphView& plain, int64_t node, int64_t hop, int64_t fanout,
+// The sampled in-edges (positions in `index`, the whole graph's) of `node` at `hop`.
+std::vector<int64_t> sample_in_edges(const InEdgeIndex& index, int64_t node, int64_t hop, int64_t fanout,
                                      const NeighborSamplerOptions& o, uint64_t batch) {
-  const Csr& csr = plain.csr;
-  const int64_t begin = csr.indptr()[node], end = csr.indptr()[node + 1];
+  const int64_t begin = index.indptr()[node], end = index.indptr()[node + 1];
   const uint64_t key = draw_key(o.seed, batch, hop, node);
   std::vector<int64_t> out;
   if (!o.per_relation) {
-    const std::vector<int64_t> edges(csr.edge_id().begin() + begin, csr.edge_id().begin() + end);
-    choose(edges, fanout, o.replace, key, out);
+    std::vector<int64_t> positions(static_cast<std::size_t>(end - begin));
+    std::iota(positions.begin(), positions.end(), begin);
+    choose(index, positions, fanout, o.replace, key, out);
     return out;
   }
-  std::vector<std::pair<int64_t, int64_t>> by_relation;  // (relation, edge id)
-  for (int64_t p = begin; p < end; ++p) {
-    const int64_t e = csr.edge_id()[p];
-    by_relation.emplace_back(plain.relation[e], e);
-  }
+  std::vector<std::pair<int64_t, int64_t>> by_relation;  // (relation, position)
+  for (int64_t p = begin; p < end; ++p) by_relation.emplace_back(index.relation(p), p);
   std::sort(by_relation.begin(), by_relation.end());
   std::vector<int64_t> group;
   for (std::size_t i = 0; i < by_relation.size(); ++i) {
     group.push_back(by_relation[i].second);
     if (i + 1 == by_relation.size() || by_relation[i + 1].first != by_relation[i].first) {
-      choose(group, fanout, o.replace, mix64(key + static_cast<uint64_t>(by_relation[i].first)), out);
+      choose(index, group, fanout, o.replace, mix64(key + static_cast<uint64_t>(by_relation[i].first)), out);
       group.clear();
     }
   }
@@ -91,7 +91,7 @@ SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<in
   for (int64_t f : o.fanouts) {
     if (f == 0 || f < -1) throw InputError("a fan-out must be positive or -1 (all neighbours), got " + std::to_string(f));
   }
-  const GraphView& plain = graph.plain();
+  const InEdgeIndex& index = graph.in_edges();
   const int64_t n_graph = graph.num_nodes();
 
   SampledSubgraph s;
@@ -115,11 +115,11 @@ SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<in
     // Each node's draws depend only on its key: sampled in parallel, merged in node order.
     std::vector<std::vector<int64_t>> picked(static_cast<std::size_t>(frontier_end - frontier_begin));
     parallel_for(frontier_begin, frontier_end, [&](int64_t local) {
-      picked[local - frontier_begin] = sample_in_edges(plain, s.node_ids[local], hop, o.fanouts[hop], o, batch);
+      picked[local - frontier_begin] = sample_in_edges(index, s.node_ids[local], hop, o.fanouts[hop], o, batch);
     });
     for (int64_t local = frontier_begin; local < frontier_end; ++local) {
-      for (int64_t e : picked[local - frontier_begin]) {
-        const int64_t from = plain.src[e];
+      for (int64_t p : picked[local - frontier_begin]) {
+        const int64_t from = index.source(p);
         auto [it, added] = local_of.emplace(from, static_cast<int64_t>(s.node_ids.size()));
         if (added) {
           s.node_ids.push_back(from);
@@ -127,8 +127,8 @@ SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<in
         }
         src.push_back(it->second);
         dst.push_back(local);
-        relation.push_back(plain.relation[e]);
-        s.edge_ids.push_back(e);
+        relation.push_back(index.relation(p));
+        s.edge_ids.push_back(index.edge_id(p));
       }
     }
     frontier_begin = frontier_end;
@@ -137,16 +137,17 @@ SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<in
   const auto n = static_cast<int64_t>(s.node_ids.size());
   s.graph = GraphContext::from_edges(n, graph.num_relations(), std::move(src), std::move(dst), std::move(relation));
   std::vector<int64_t> plain_degree(n), looped_degree(n);
-  for (int64_t i = 0; i < n; ++i) {
-    plain_degree[i] = plain.csr.in_degree(s.node_ids[i]);
-    looped_degree[i] = graph.looped().csr.in_degree(s.node_ids[i]);
+  for (int64_t i = 0; i < n; ++i) {  // the looped view drops a node's self-loops and adds one
+    plain_degree[i] = index.in_degree(s.node_ids[i]);
+    looped_degree[i] = plain_degree[i] - index.self_loops(s.node_ids[i]) + 1;
   }
   s.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
-  if (plain.has_edge_features()) {
-    const int64_t width = plain.edge_features.dim(1);
+  const Tensor& edge_features = graph.edge_features();  // [E, D] or rank 0
+  if (edge_features.rank() == 2) {
+    const int64_t width = edge_features.dim(1);
     Tensor rows({static_cast<int64_t>(s.edge_ids.size()), width});  // [E_s, D]: the sampled edges' rows
     for (std::size_t e = 0; e < s.edge_ids.size(); ++e) {
-      const float* from = plain.edge_features.data() + s.edge_ids[e] * width;
+      const float* from = edge_features.data() + s.edge_ids[e] * width;
       std::copy(from, from + width, rows.data() + static_cast<int64_t>(e) * width);
     }
     s.graph.set_edge_features(rows);

@@ -55,13 +55,18 @@ Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, 
   return out;
 }
 
-// The whole model on each batch's sampled computation graph (batch number b keys the draws).
+// The whole model on each batch's sampled computation graph (batch number b keys the draws),
+// for `nodes`' batches first .. end - 1 (end -1: to the last): the logits of their rows.
 Tensor sampled_logits(const NodeClassifier& model, const GraphContext& graph, const NodeFeatureRows& input_rows,
-                      const std::vector<int64_t>& nodes, const InferenceOptions& o) {
-  Tensor out({static_cast<int64_t>(nodes.size()), model.layers().back()->out_features()});  // [M, C]
+                      const std::vector<int64_t>& nodes, const InferenceOptions& o, std::size_t first = 0,
+                      std::ptrdiff_t end = -1) {
   const std::vector<std::vector<int64_t>> batches = seed_batches(nodes, o.batch_size, false, 0);
+  const std::size_t last = end < 0 ? batches.size() : static_cast<std::size_t>(end);
+  int64_t rows = 0;
+  for (std::size_t b = first; b < last; ++b) rows += static_cast<int64_t>(batches[b].size());
+  Tensor out({rows, model.layers().back()->out_features()});  // [rows, C]
   int64_t offset = 0;
-  for (std::size_t b = 0; b < batches.size(); ++b) {
+  for (std::size_t b = first; b < last; ++b) {
     const SampledSubgraph s = sample_neighbors(graph, batches[b], o.sampler, b);
     const Tensor y = model.forward(input_rows(s.node_ids), s.graph, 0).value();  // [n, C], the batch's nodes first
     copy_rows(y, static_cast<int64_t>(batches[b].size()), out, offset);
@@ -118,6 +123,23 @@ Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const
   const NodeFeatureRows rows = o.feature_rows ? o.feature_rows : in_memory_rows(features);
   if (o.mode == InferenceMode::kLayerwise) return layerwise_logits(model, graph, rows, nodes, o.batch_size);
   return sampled_logits(model, graph, rows, nodes, o);
+}
+
+Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
+                         const std::vector<int64_t>& nodes, const InferenceOptions& o, const Communicator& comm) {
+  if (o.mode != InferenceMode::kSampled || comm.size() == 1) return infer_node_logits(model, graph, features, nodes, o);
+  check_inference_fits(model, o);
+  NoGradGuard no_grad;
+  model.eval();
+  const NodeFeatureRows rows = o.feature_rows ? o.feature_rows : in_memory_rows(features);
+  // Rank r takes batches [count r / K, count (r + 1) / K): contiguous, so the all-gather in
+  // rank order puts the rows back in their order.
+  const auto count = static_cast<std::size_t>((static_cast<int64_t>(nodes.size()) + o.batch_size - 1) / o.batch_size);
+  const auto ranks = static_cast<std::size_t>(comm.size()), rank = static_cast<std::size_t>(comm.rank());
+  const Tensor mine = sampled_logits(model, graph, rows, nodes, o, count * rank / ranks,
+                                     static_cast<std::ptrdiff_t>(count * (rank + 1) / ranks));  // [rows of mine, C]
+  std::vector<float> all = comm.allgather(std::span<const float>(mine.data(), static_cast<std::size_t>(mine.numel())));
+  return Tensor({static_cast<int64_t>(nodes.size()), model.layers().back()->out_features()}, std::move(all));
 }
 
 }  // namespace attend::graph

@@ -62,7 +62,7 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
 
 PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure, BatchRows form) {
   PreparedNodeData d;
-  d.graph = GraphContext::from_dataset(structure.dataset);
+  d.graph = structure.graph ? std::move(*structure.graph) : GraphContext::from_dataset(structure.dataset);
   const int64_t n = structure.dataset.num_nodes;
   if (structure.features->cols() > 0) {
     structure.dataset.features = SparseMatrix::from_triplets(n, structure.features->cols(), {}, {}, {});
@@ -162,7 +162,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   std::iota(val_positions.begin(), val_positions.end(), int64_t{0});
   std::iota(train_positions.begin(), train_positions.end(), static_cast<int64_t>(eval_rows.size() - train_positions.size()));
   const auto evaluate = [&] {
-    const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, inference);  // [rows, C]
+    const Tensor logits = infer_node_logits(*model, data.graph, data.features, eval_rows, inference, comm);  // [rows, C]
     const double loss = ops::cross_entropy(Var(logits), eval_labels, val_positions).value().item();
     EvalMetrics metrics{loss, accuracy(logits, eval_labels, val_positions), {}};
     if (score_train) metrics.extras = {{"train_acc", accuracy(logits, eval_labels, train_positions)}};
@@ -230,7 +230,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
       const std::vector<int64_t> labels = labels_of(rows);
       std::vector<int64_t> positions(rows.size());
       std::iota(positions.begin(), positions.end(), int64_t{0});
-      return accuracy(infer_node_logits(*model, data.graph, data.features, rows, inference), labels, positions);
+      return accuracy(infer_node_logits(*model, data.graph, data.features, rows, inference, comm), labels, positions);
     };
     if (!d.val.empty()) result.val_acc = score(d.val);
     result.test_acc = score(d.test);

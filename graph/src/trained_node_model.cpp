@@ -40,15 +40,15 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
 
 TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_path, const std::string& checkpoint,
                                                      const Registry& registry, int64_t cache_bytes) {
-  if (!is_hdf5_file(data_path)) {
+  if (!is_hdf5_file(data_path)) {  // an unusable data file is reported before the checkpoint is read
     throw InputError(data_path, 0, "features out of core are read from an HDF5 graph file (attend convert --features-layout dense)");
   }
   TrainedNodeModel m;
   m.checkpoint = checkpoint;
   m.data_path = data_path;
   m.loaded = load_node_model(checkpoint, registry);
-  const Hdf5FeatureRowsOptions rows{cache_bytes, RowSelection::kHyperslabs, m.loaded.normalize_features};
-  m.data = prepare_node_data_out_of_core(load_graph_structure_h5(data_path, rows), BatchRows::kSparse);
+  m.data = prepare_node_data_out_of_core(open_graph_out_of_core(data_path, cache_bytes, m.loaded.normalize_features),
+                                         BatchRows::kSparse);
   return m;
 }
 

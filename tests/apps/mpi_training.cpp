@@ -4,8 +4,9 @@
 // shards, once as a plain process and once under `mpirun -np 2` (root allowed: the flag belongs
 // to this test only). Both runs must end with the same parameters, Adam state and best
 // parameters bit for bit and report the same numbers; the 2-rank run prints what the plain run
-// prints, once. Commands that cannot run on 2 ranks are refused. Prints what differs; exit 1 on
-// a failure.
+// prints, once; so does a run with sampled inference (its validation batches spread over the
+// ranks). Commands that cannot run on 2 ranks are refused, the refusal printed once. Prints
+// what differs; exit 1 on a failure.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -144,6 +145,7 @@ void expect_refused(const std::vector<std::string>& args, const std::string& mes
   const Run r = run(command, dir, "refused");
   expect(r.code == 2, "'" + args[0] + "' on 2 ranks exits 2, got " + std::to_string(r.code) + ": " + r.err);
   expect(r.err.find(message) != std::string::npos, "the refusal says '" + message + "': " + r.err);
+  expect(r.err.find("attend: error:") == r.err.rfind("attend: error:"), "the refusal is printed once (rank 0): " + r.err);
   if (before_work) expect(r.out.empty(), "a refused command prints nothing on stdout: " + r.out);
 }
 
@@ -179,6 +181,18 @@ void node_classify(const fs::path& dir) {
   }
   expect(without_timing(p.one.out, "one", "one") == without_timing(p.two.out, "two", "one"),
          "rank 0 prints what the plain run prints, rank 1 nothing:\n" + p.two.out);
+  // Sampled validation and scoring, each rank a share of the batches: the bits of one process.
+  std::vector<std::string> sampled = train;
+  sampled.insert(sampled.end(), {"--inference", "sampled", "--inference-batch-size", "128"});
+  fs::create_directories(dir / "sampled");
+  run_both(sampled, {"save", "json"}, dir / "sampled");
+  if (failures > 0) return;
+  compare_checkpoints(dir / "sampled" / "one.save", dir / "sampled" / "two.save", true);
+  json1 = nlohmann::json::parse(read_text(dir / "sampled" / "one.json"));
+  json2 = nlohmann::json::parse(read_text(dir / "sampled" / "two.json"));
+  for (const char* key : {"val_acc", "test_acc", "epochs", "history"}) {
+    expect(json1["runs"][0][key] == json2["runs"][0][key], std::string("sampled inference: the runs' ") + key + " are equal");
+  }
   std::vector<std::string> one_shard = train;
   one_shard[9] = "1";  // --shards 1 on 2 processes
   expect_refused(one_shard, "needs at least as many shards per batch", dir, false);

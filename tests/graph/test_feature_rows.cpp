@@ -285,6 +285,15 @@ TEST_CASE("sampled training with features out of core trains the model the same 
   in_memory.feature_rows = [memory_rows](const std::vector<int64_t>& ids) { return gather_node_features(*memory_rows, ids); };
   const std::vector<float> from_file = trained_parameters(out_of_core, spec, o);
   CHECK(from_file == trained_parameters(in_memory, spec, o));
+  // The graph read from the file as a compact in-edge index (its views never built) trains
+  // the same bits, sampled and layer-wise.
+  const PreparedNodeData lean = prepare_node_data_out_of_core(load_graph_structure_h5(
+      dir.file("g.h5"), {64 * 6 * 4, RowSelection::kHyperslabs, true}, StructureEdges::kIndex));
+  CHECK(lean.dataset.edge_src.empty());
+  CHECK(trained_parameters(lean, spec, o) == from_file);
+  o.inference.mode = InferenceMode::kLayerwise;
+  CHECK(trained_parameters(lean, spec, o) == trained_parameters(out_of_core, spec, o));
+  o.inference.mode = InferenceMode::kSampled;
   o.seed = 6;
   CHECK(from_file != trained_parameters(out_of_core, spec, o));
   // Full-batch training and full inference need the whole matrix.

@@ -124,6 +124,10 @@ class Hdf5File {
                    const Shape& shape = {});
   /// Read an integer dataset as int64 values (row-major); its shape goes to `shape` if given.
   std::vector<int64_t> read_int64(const std::string& dataset_path, Shape* shape = nullptr) const;
+  /// Read values first .. first + count - 1 of a one-dimensional integer dataset as int64 (one
+  /// hyperslab: a reader can walk a dataset larger than it wants to hold in blocks). Another
+  /// rank is an InputError; a range outside the dataset an attend::Error.
+  std::vector<int64_t> read_int64_range(const std::string& dataset_path, int64_t first, int64_t count) const;
   /// As write_int64, stored as int32.
   void write_int32(const std::string& dataset_path, const std::vector<int32_t>& values,
                    const Shape& shape = {});

@@ -1,10 +1,15 @@
 #pragma once
 /// GraphContext: the graph a stack of node layers runs on, prepared once per dataset.
 ///
-/// It holds two views of the same graph, each a destination-major Csr (with its cached
-/// transpose) plus, per edge id, the edge's source, destination and relation: `plain` (the
-/// message-passing edges) and `looped` (the same without existing self-loops, plus one
-/// self-loop per node, as PyTorch Geometric's add_self_loops). Kernels see only the arrays.
+/// It holds the graph's message-passing edges as an InEdgeIndex (in_edge_index.hpp: compact,
+/// what neighbour sampling reads) and, built from it on first use, two views of the graph,
+/// each a destination-major Csr (with its cached transpose) plus, per edge id, the edge's
+/// source, destination and relation: `plain` (the message-passing edges) and `looped` (the
+/// same without existing self-loops, plus one self-loop per node, as PyTorch Geometric's
+/// add_self_loops). Kernels see only the views' arrays. A graph that is only sampled from
+/// (mini-batch training, layer-wise and sampled inference) never builds its views: it costs
+/// the index, about 4 bytes per directed edge instead of about 125 with both views (see
+/// docs/performance.md, "The graph structure in memory").
 ///
 /// A context may carry a soft edge mask (with_edge_mask): a Var [E] over the edges of
 /// `plain`. It travels in the views' Csrs (Csr::edge_scale, honoured by
@@ -20,6 +25,7 @@
 #include "attend/core/ops/slot_matmul.hpp"
 #include "attend/core/sparse_matrix.hpp"
 #include "attend/core/tensor.hpp"
+#include "attend/graph/in_edge_index.hpp"
 #include "attend/graph/node_dataset.hpp"
 
 namespace attend::graph {
@@ -76,6 +82,11 @@ class GraphContext {
   static GraphContext from_edges(int64_t num_nodes, int64_t num_relations, std::vector<int64_t> src,
                                  std::vector<int64_t> dst, std::vector<int64_t> relation);
 
+  /// A context whose `plain` view is the edges of `in_edges` (by their edge ids), with
+  /// `num_relations` relations, the last one "self" (from_edges builds the index from edge
+  /// arrays; graph_store.hpp reads one straight from a graph file).
+  static GraphContext from_in_edges(int64_t num_relations, InEdgeIndex in_edges);
+
   /// The in-degrees (per node, of the plain and of the looped view) that `adjacency` with
   /// `normalize` uses in place of this graph's own: a sampled graph carries those of the
   /// whole graph, so GCN weighs each edge it keeps as the whole graph does. Must come before
@@ -88,9 +99,14 @@ class GraphContext {
   int64_t num_nodes() const { return num_nodes_; }
   /// Relations in the views, the self-loop relation included.
   int64_t num_relations() const { return num_relations_; }
-  const GraphView& plain() const { return plain_; }
-  const GraphView& looped() const { return looped_; }
-  const GraphView& view(bool self_loops) const { return self_loops ? looped_ : plain_; }
+  /// The message-passing edges, compact (what neighbour sampling reads).
+  const InEdgeIndex& in_edges() const { return *in_edges_; }
+  /// The views, each built on first use (safe from several threads) and shared by copies.
+  const GraphView& plain() const;
+  const GraphView& looped() const;
+  const GraphView& view(bool self_loops) const { return self_loops ? looped() : plain(); }
+  /// The edge features [E, D] by edge id of `plain`; empty (rank 0) when the graph has none.
+  const Tensor& edge_features() const { return edge_features_; }
 
   /// A copy of this context whose message-passing layers multiply each edge's message by
   /// mask[e] (e = edge id of plain(); [E] float Var, may require grad). Self-loops that
@@ -105,10 +121,12 @@ class GraphContext {
   /// shares the cached derived graphs. Throws attend::Error on another shape.
   GraphContext with_edge_mask(Var mask) const;
   /// Whether this context carries an edge mask.
-  bool has_edge_mask() const { return plain_.csr.edge_scale().defined(); }
+  bool has_edge_mask() const { return masked_plain_ != nullptr; }
 
   /// Attach edge features [E, D] keyed by the edge ids of `plain()`. The looped view gets
-  /// the features of the edges it keeps and zeros on the self-loops it adds.
+  /// the features of the edges it keeps and zeros on the self-loops it adds. Views and
+  /// derived graphs built before are rebuilt (copies made before keep theirs); a context
+  /// with an edge mask is refused (attend::Error).
   void set_edge_features(const Tensor& features);
 
   /// The edges of `view(self_loops)` over (node, relation) slots (see ops::RelationSlots),
@@ -139,13 +157,17 @@ class GraphContext {
   Adjacency build_adjacency(bool self_loops, bool normalize) const;  // of view(self_loops)
   std::shared_ptr<const RelationalIndex> cached_relational_index(bool self_loops, int64_t num_relations,
                                                                  bool for_attention) const;
+  /// [E_looped] plain edge id of each looped edge, -1 for added self-loops (built with `looped`).
+  const std::vector<int64_t>& looped_origin() const;
   int64_t num_nodes_ = 0;
   int64_t num_relations_ = 1;
-  GraphView plain_, looped_;
-  std::vector<int64_t> looped_origin_;  ///< [E_looped] plain edge id, -1 for added self-loops
+  std::shared_ptr<const InEdgeIndex> in_edges_ = std::make_shared<const InEdgeIndex>();  ///< shared by copies
+  Tensor edge_features_;                         ///< [E, D] by plain edge id, or rank 0
+  /// With an edge mask (with_edge_mask): the views with the mask in their Csrs; null without.
+  std::shared_ptr<const GraphView> masked_plain_, masked_looped_;
   /// [N] each, or empty (the views' own in-degrees): see set_normalization_degrees.
   std::vector<int64_t> plain_degree_, looped_degree_;
-  std::shared_ptr<Cache> cache_;        ///< lazily built derived graphs (shared by copies)
+  std::shared_ptr<Cache> cache_;        ///< lazily built views and derived graphs (shared by copies)
 };
 
 }  // namespace attend::graph

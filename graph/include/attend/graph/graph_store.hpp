@@ -8,10 +8,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "attend/core/tensor.hpp"
 #include "attend/graph/feature_rows.hpp"
+#include "attend/graph/graph_context.hpp"
 #include "attend/graph/hdf5_feature_rows.hpp"
 #include "attend/graph/node_dataset.hpp"
 
@@ -70,18 +72,41 @@ void save_node_dataset_streaming(const std::string& path, const NodeDataset& str
 /// (sizes, id ranges, an unsorted CSR) is an InputError naming the file and the problem.
 NodeDataset load_node_dataset_h5(const std::string& path);
 
+/// Where load_graph_structure_h5 puts a graph file's edges.
+enum class StructureEdges {
+  kDataset,  ///< in the dataset's edge arrays (edge_src, edge_dst, edge_type), as load_node_dataset_h5
+  /// Read in blocks straight into `GraphStructure::graph`, a GraphContext over an InEdgeIndex
+  /// whose views are not built (what sampled training and inference need: about 4 bytes per
+  /// directed edge of an undirected graph); the dataset's edge arrays stay empty. A file whose
+  /// edges have features is read as kDataset (its context is then built from the dataset).
+  kIndex,
+};
+
 /// A graph file without its feature values in memory.
 struct GraphStructure {
   NodeDataset dataset;  ///< all but the features, whose matrix is empty [0, 0]
   /// The features [N, F] on demand: an Hdf5FeatureRows for the dense layout; the CSR
   /// layout's matrix (sparse, small) is read whole into an InMemoryFeatureRows.
   std::unique_ptr<FeatureRows> features;
+  /// StructureEdges::kIndex: the graph read from the file; otherwise none.
+  std::optional<GraphContext> graph;
+  int64_t num_edges = 0;  ///< the file's edges (as listed, before both directions are taken)
 };
 
 /// Read a graph file's structure, labels, splits and names, and open its features as rows
-/// (`options`: the cache budget, the selection, normalisation). Memory: the edge arrays and
-/// per-node arrays, not the dense feature matrix. Errors as load_node_dataset_h5.
-GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options);
+/// (`options`: the cache budget, the selection, normalisation); `edges` says where the edges
+/// go. Memory: the edges (int64 arrays, or the compact index) and per-node arrays, not the
+/// dense feature matrix. Errors as load_node_dataset_h5.
+GraphStructure load_graph_structure_h5(const std::string& path, const Hdf5FeatureRowsOptions& options,
+                                       StructureEdges edges = StructureEdges::kDataset);
+
+/// A graph file opened for training or inference with its features out of core (`node-classify
+/// train | evaluate | predict --features-out-of-core`): `path` must be an HDF5 file (else an
+/// InputError saying how to make one); its edges go straight into the compact in-edge index
+/// (StructureEdges::kIndex), its feature rows are read through an LRU cache of `cache_bytes`
+/// (0: none) with hyperslab reads, normalised when `normalize_features`. Errors as
+/// load_graph_structure_h5.
+GraphStructure open_graph_out_of_core(const std::string& path, int64_t cache_bytes, bool normalize_features);
 
 /// True when `path` is a regular file that starts with the HDF5 signature (the 8 bytes
 /// "\x89HDF\r\n\x1a\n" at offset 0, where every file HDF5 writes without a user block has it).

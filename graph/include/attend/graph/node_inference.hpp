@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "attend/core/communicator.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
 #include "attend/graph/neighbor_sampler.hpp"
@@ -58,6 +59,13 @@ struct InferenceOptions {
 /// is not 1-hop (graphormer).
 Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
                          const std::vector<int64_t>& nodes, const InferenceOptions& options);
+
+/// As above, the work spread over the ranks of `comm` where the mode allows it: sampled
+/// inference gives each rank a contiguous share of the batches (each keyed by its number, as
+/// in one process) and all-gathers their logits, so every rank returns the bits one process
+/// computes; full and layer-wise inference run whole on every rank. Collective.
+Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
+                         const std::vector<int64_t>& nodes, const InferenceOptions& options, const Communicator& comm);
 
 /// Throws attend::InputError unless `fanouts` has one entry per layer of `model` (a sampled
 /// computation graph has one hop per layer).

@@ -48,7 +48,8 @@ enum class BatchRows {
 
 /// A graph opened without its feature values (load_graph_structure_h5, whose options chose
 /// the cache and the normalisation) ready for training or inference out of core: the graph
-/// views in memory, `feature_rows` reading the batches' rows through `structure.features`
+/// in memory (`structure.graph` when it was read as an index, StructureEdges::kIndex, else
+/// built from the dataset's edges), `feature_rows` reading the batches' rows through `structure.features`
 /// (serialised by a mutex) in the form `rows` says, `features` empty and `dataset.features`
 /// of shape [N, F] without values (the model's input width). train_node_classifier then
 /// needs sampled mini-batch training and layer-wise or sampled inference; predict_logits
