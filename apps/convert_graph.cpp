@@ -17,7 +17,10 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
   progress.every = 64;  // plain mode: a line per 64 MiB read
   graph::NodeDataset d = [&] {
     const io::ReadProgress reading(progress);
-    return args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+    graph::NodeDataset loaded =
+        args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+    graph::attach_node_attributes(loaded, args.attributes);
+    return loaded;
   }();
   for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
   if (!args.split_fractions.empty()) {
