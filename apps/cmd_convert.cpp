@@ -33,7 +33,7 @@ Command add_convert_command(CLI::App& parent, Context& context) {
                   "Split the labelled nodes at random: TRAIN,VAL fractions (the rest is test), replacing any split")
       ->expected(2)->delimiter(',')->check(within(0.0, 1.0))->type_name("TRAIN,VAL");
   app->add_option("--split-seed", g->split_seed, "Seed of --split-fractions")->check(seed())->capture_default_str();
-  app->add_flag("--quiet", g->quiet, "No progress line while reading large files");
+  app->add_flag("--quiet", g->quiet, "No progress line while reading or writing large files");
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
   app->add_option("--features-layout", g->features_layout,

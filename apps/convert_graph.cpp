@@ -26,8 +26,11 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
   if (!args.split_fractions.empty()) {
     graph::split_at_random(d, args.split_fractions.at(0), args.split_fractions.at(1), args.split_seed);
   }
-  const graph::GraphFileOptions options{graph::parse_feature_layout(args.features_layout), args.chunk_rows,
-                                        args.compress_features};
+  graph::GraphFileOptions options;
+  options.layout = graph::parse_feature_layout(args.features_layout);
+  options.chunk_rows = args.chunk_rows;
+  options.compress = args.compress_features;
+  options.progress = progress;  // writing a large file draws a line too
   graph::save_node_dataset(args.to, d, options);
   context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
               << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "

@@ -19,7 +19,7 @@ struct ConvertGraphArgs {
   std::string to;
   std::vector<double> split_fractions;  ///< empty, or (train, val): graph::split_at_random
   uint64_t split_seed = 0;
-  bool quiet = false;  ///< no progress line while reading large files
+  bool quiet = false;  ///< no progress line while reading or writing large files
   std::string features_layout = "auto";  ///< auto, csr or dense (graph::parse_feature_layout)
   int64_t chunk_rows = 64;               ///< dense layout: rows per chunk
   bool compress_features = false;        ///< dense layout: shuffle + gzip
