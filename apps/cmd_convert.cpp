@@ -22,11 +22,18 @@ Command add_convert_command(CLI::App& parent, Context& context) {
                                "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS, OGB node "
                                "property, NumPy .npy files), .npz, edge list (.edgelist, .edges, .csv) or .h5")
                    ->type_name("PATH"));
+  files->input(app->add_option("--labels", g->attributes.labels,
+                               "Node labels: 'node label' lines (integer class ids or class names), for a graph "
+                               "without them (an edge list)")
+                   ->type_name("FILE"));
+  files->input(app->add_option("--features", g->attributes.features,
+                               "Node features: a .npy [N, F] (row r: the node named r) or 'node v1 ... vF' lines")
+                   ->type_name("FILE"));
   app->add_option("--split-fractions", g->split_fractions,
                   "Split the labelled nodes at random: TRAIN,VAL fractions (the rest is test), replacing any split")
       ->expected(2)->delimiter(',')->check(within(0.0, 1.0))->type_name("TRAIN,VAL");
   app->add_option("--split-seed", g->split_seed, "Seed of --split-fractions")->check(seed())->capture_default_str();
-  app->add_flag("--quiet", g->quiet, "No progress line while reading large files");
+  app->add_flag("--quiet", g->quiet, "No progress line while reading or writing large files");
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));
   app->add_option("--features-layout", g->features_layout,

@@ -17,14 +17,20 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
   progress.every = 64;  // plain mode: a line per 64 MiB read
   graph::NodeDataset d = [&] {
     const io::ReadProgress reading(progress);
-    return args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+    graph::NodeDataset loaded =
+        args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
+    graph::attach_node_attributes(loaded, args.attributes);
+    return loaded;
   }();
   for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
   if (!args.split_fractions.empty()) {
     graph::split_at_random(d, args.split_fractions.at(0), args.split_fractions.at(1), args.split_seed);
   }
-  const graph::GraphFileOptions options{graph::parse_feature_layout(args.features_layout), args.chunk_rows,
-                                        args.compress_features};
+  graph::GraphFileOptions options;
+  options.layout = graph::parse_feature_layout(args.features_layout);
+  options.chunk_rows = args.chunk_rows;
+  options.compress = args.compress_features;
+  options.progress = progress;  // writing a large file draws a line too
   graph::save_node_dataset(args.to, d, options);
   context.out << "wrote " << args.to << ": " << d.name << ", " << d.num_nodes << " nodes, " << d.num_edges()
               << (d.directed ? " directed" : " undirected") << " edges, " << d.num_features() << " features, "

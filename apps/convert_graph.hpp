@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attend/graph/node_attribute_files.hpp"
 #include "commands.hpp"
 
 namespace attend::cli {
@@ -18,13 +19,15 @@ struct ConvertGraphArgs {
   std::string to;
   std::vector<double> split_fractions;  ///< empty, or (train, val): graph::split_at_random
   uint64_t split_seed = 0;
-  bool quiet = false;  ///< no progress line while reading large files
+  bool quiet = false;  ///< no progress line while reading or writing large files
   std::string features_layout = "auto";  ///< auto, csr or dense (graph::parse_feature_layout)
   int64_t chunk_rows = 64;               ///< dense layout: rows per chunk
   bool compress_features = false;        ///< dense layout: shuffle + gzip
+  graph::NodeAttributeFiles attributes;  ///< labels and features from their own files
 };
 
-/// Load the dataset, print its loader warnings to `context.err`, split the labelled nodes at
+/// Load the dataset, attach the labels and features of `attributes` (node_attribute_files.hpp),
+/// print its loader warnings to `context.err`, split the labelled nodes at
 /// random when `split_fractions` is given (replacing any split: LINQS has none), write it with
 /// graph::save_node_dataset (atomically) and print one summary line to `context.out`:
 /// `wrote FILE: NAME, N nodes, E (un)directed edges, F features, C classes, R relations,

@@ -146,6 +146,8 @@ def build_seeds(attend, base):
         shutil.copy(FORMATS / name, seeds / name)
     for name in ("ring_npy", "ogbn_ring"):
         shutil.copytree(FORMATS / name, seeds / name)
+    write(seeds / "ring_labels.txt", "# node label\na 0\nb 1\nc 0\nd 1\ne 2\nf 2\n")
+    write(seeds / "ring_features.txt", "".join(f"{n} {i * 0.5} {i % 2}\n" for i, n in enumerate("abcdef")))
     planetoid_folder(seeds / "edge-features")
     write(seeds / "edge-features" / "edge_features.txt",
           "".join(f"{i} {(i + 1) % 8} {i * 0.5} 1\n" for i in range(8)) + "0 4 2 0\n2 6 3 0\n")
@@ -283,6 +285,9 @@ def build_seeds(attend, base):
         "ogb-folder": ([seeds / "ogbn_ring"], graph_convert_or_train),
         "edge-list": ([seeds / "ring.edgelist", seeds / "ring.csv"], lambda rng, f, out: [
             "convert", "--graph", f, "--to", f"{out}/g.h5", "--quiet"]),
+        "node-attributes": ([seeds / "ring_labels.txt", seeds / "ring_features.txt"], lambda rng, f, out: [
+            "convert", "--graph", str(seeds / "ring.edgelist"), "--to", f"{out}/g.h5", "--quiet",
+            "--labels" if "labels" in Path(f).name else "--features", f]),
         "edge-features": ([seeds / "edge-features"], lambda rng, d, out: rng.choice([
             ["convert", "--graph", d, "--to", f"{out}/g.h5"],
             graph_train(str(edge_model))(rng, d, out)])),

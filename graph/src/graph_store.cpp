@@ -106,13 +106,51 @@ SparseMatrix read_dense_features(const Hdf5File& file) {
 
 namespace {
 
+/// "writing NAME (MiB)": the MiB of arrays written so far out of `total_bytes` (the arrays'
+/// sizes, not the file's), when the options ask for it and the arrays are large enough.
+class WriteProgress {
+ public:
+  WriteProgress(const std::string& path, int64_t total_bytes, const GraphFileOptions& options) {
+    if (options.progress.mode == ProgressMode::kSilent || total_bytes < options.progress_min_bytes) return;
+    total_mib_ = std::max<int64_t>((total_bytes + (int64_t{1} << 20) - 1) >> 20, 1);
+    line_ = std::make_unique<ProgressLine>("writing " + std::filesystem::path(path).filename().string() + " (MiB)", total_mib_,
+                                           options.progress);
+  }
+  /// `bytes` more have been written.
+  void wrote(int64_t bytes) {
+    written_ += bytes;
+    const int64_t mib = std::min(written_ >> 20, total_mib_);
+    if (line_ && mib > shown_mib_) line_->update(shown_mib_ = mib, {});
+  }
+  void finish() {
+    if (line_ && shown_mib_ < total_mib_) line_->update(shown_mib_ = total_mib_, {}, true);
+  }
+
+ private:
+  std::unique_ptr<ProgressLine> line_;
+  int64_t total_mib_ = 0, shown_mib_ = 0, written_ = 0;
+};
+
+int64_t string_bytes(const std::vector<std::string>& strings) {
+  int64_t bytes = 0;
+  for (const std::string& s : strings) bytes += static_cast<int64_t>(s.size());
+  return bytes;
+}
+
 /// Write everything of `d` but the features, atomically, around `write_features`, which adds
-/// the /features group to the open file.
-void write_graph_file(const std::string& path, const NodeDataset& d, int64_t schema_version,
-                      const std::function<void(Hdf5File&)>& write_features) {
+/// the /features group (`feature_bytes` of arrays) to the open file and reports its writes.
+void write_graph_file(const std::string& path, const NodeDataset& d, int64_t schema_version, int64_t feature_bytes,
+                      const GraphFileOptions& options,
+                      const std::function<void(Hdf5File&, WriteProgress&)>& write_features) {
   d.validate();
   const std::string problem = naming_problem(d);
   ATTEND_CHECK(problem.empty(), d.name << ": " << problem);
+  const auto int64_bytes = [](const std::vector<int64_t>& v) { return static_cast<int64_t>(v.size() * sizeof(int64_t)); };
+  const int64_t label_bytes = int64_bytes(d.labels) + int64_bytes(d.train) + int64_bytes(d.val) + int64_bytes(d.test);
+  const int64_t edge_bytes = int64_bytes(d.edge_src) + int64_bytes(d.edge_dst) + int64_bytes(d.edge_type) +
+                             static_cast<int64_t>(d.edge_features.size() * sizeof(float));
+  const int64_t name_bytes = string_bytes(d.node_names) + string_bytes(d.class_names) + string_bytes(d.relation_names);
+  WriteProgress progress(path, feature_bytes + label_bytes + edge_bytes + name_bytes, options);
   AtomicOutput output(path);
   try {
     Hdf5File file = Hdf5File::create(output.temp_path(), kGraphSchema, schema_version);
@@ -120,22 +158,25 @@ void write_graph_file(const std::string& path, const NodeDataset& d, int64_t sch
     file.set_attr("/", "num_nodes", d.num_nodes);
     file.set_attr("/", "num_classes", d.num_classes);
     file.set_attr("/", "directed", int64_t{d.directed ? 1 : 0});
-    write_features(file);
+    write_features(file, progress);
     file.write_int64("/labels", d.labels);  // [N]
     file.write_int64("/splits/train", d.train);
     file.write_int64("/splits/val", d.val);
     file.write_int64("/splits/test", d.test);
+    progress.wrote(label_bytes);
     file.write_int64("/edges/src", d.edge_src);  // [E]
     file.write_int64("/edges/dst", d.edge_dst);  // [E]
     if (!d.edge_type.empty()) file.write_int64("/edges/type", d.edge_type);  // [E]
     if (d.has_edge_features()) {
       file.write_tensor("/edges/features", Tensor({d.num_edges(), d.edge_feature_dim}, d.edge_features));  // [E, D]
     }
+    progress.wrote(edge_bytes);
     if (!d.node_names.empty()) file.write_strings("/names/nodes", d.node_names);
     if (!d.class_names.empty()) file.write_strings("/names/classes", d.class_names);
     if (!d.relation_names.empty()) file.write_strings("/names/relations", d.relation_names);
     file.write_strings("/warnings", d.warnings);
     file.close();
+    progress.finish();
   } catch (const InputError& error) {
     throw InputError(path, 0, std::string("cannot write graph: ") + error.what());
   }
@@ -144,7 +185,7 @@ void write_graph_file(const std::string& path, const NodeDataset& d, int64_t sch
 
 /// The dense layout: /features/dense [N, F], filled chunk-aligned block by block.
 void write_dense_features(Hdf5File& file, int64_t rows, int64_t cols, const FeatureBlockSource& source,
-                          const GraphFileOptions& options) {
+                          const GraphFileOptions& options, WriteProgress& progress) {
   if (options.chunk_rows < 0 || (options.chunk_rows == 0 && options.compress)) {
     throw InputError("dense features need 0 rows per chunk (contiguous, uncompressed) or more, got " +
                      std::to_string(options.chunk_rows) + (options.compress ? " with compression" : ""));
@@ -164,6 +205,7 @@ void write_dense_features(Hdf5File& file, int64_t rows, int64_t cols, const Feat
                  "feature rows " << first << ".. came as " << shape_to_string(values.shape()) << ", expected ["
                                  << count << ", " << cols << "]");
     file.write_rows(kDenseFeaturesPath, first, values);
+    progress.wrote(count * cols * static_cast<int64_t>(sizeof(float)));
   }
 }
 
@@ -200,21 +242,25 @@ void save_node_dataset(const std::string& path, const NodeDataset& d, const Grap
     save_node_dataset_streaming(path, d, x.cols(), densify, options);
     return;
   }
-  write_graph_file(path, d, 1, [&x](Hdf5File& file) {
+  const int64_t csr_bytes = (x.rows() + 1 + x.nnz()) * static_cast<int64_t>(sizeof(int64_t)) +
+                            x.nnz() * static_cast<int64_t>(sizeof(float));
+  write_graph_file(path, d, 1, csr_bytes, options, [&x, csr_bytes](Hdf5File& file, WriteProgress& progress) {
     file.create_group("/features");
     file.set_attr("/features", "rows", x.rows());
     file.set_attr("/features", "cols", x.cols());
     file.write_int64("/features/indptr", x.indptr());    // [rows + 1]
     file.write_int64("/features/indices", x.indices());  // [nnz]
     file.write_tensor("/features/values", Tensor({x.nnz()}, x.values()));  // [nnz]
+    progress.wrote(csr_bytes);
   });
 }
 
 void save_node_dataset_streaming(const std::string& path, const NodeDataset& structure, int64_t num_features,
                                  const FeatureBlockSource& rows, const GraphFileOptions& options) {
   ATTEND_CHECK(num_features >= 0, "negative feature count " << num_features);
-  write_graph_file(path, structure, 2, [&](Hdf5File& file) {
-    write_dense_features(file, structure.num_nodes, num_features, rows, options);
+  const int64_t dense_bytes = structure.num_nodes * num_features * static_cast<int64_t>(sizeof(float));
+  write_graph_file(path, structure, 2, dense_bytes, options, [&](Hdf5File& file, WriteProgress& progress) {
+    write_dense_features(file, structure.num_nodes, num_features, rows, options, progress);
   });
 }
 

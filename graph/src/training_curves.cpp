@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <tuple>
+
+#include "attend/core/bitmap_font.hpp"
 
 namespace attend::graph {
 
@@ -11,8 +16,13 @@ namespace {
 struct Colour {
   uint8_t r, g, b;
 };
-constexpr Colour kTrain{31, 119, 180}, kValidation{255, 127, 14}, kFrame{90, 90, 90}, kGrid{225, 225, 225};
-constexpr int64_t kWidth = 960, kHeight = 400, kMargin = 30;
+constexpr Colour kTrain{31, 119, 180}, kValidation{255, 127, 14}, kFrame{90, 90, 90}, kGrid{225, 225, 225},
+    kText{40, 40, 40};
+constexpr int64_t kWidth = 960, kHeight = 400;
+// A panel's box inside its half: room for the title above, tick values left and below, the
+// axis label under them.
+constexpr int64_t kLeftMargin = 60, kRightMargin = 20, kTopMargin = 40, kBottomMargin = 60;
+constexpr int64_t kLabelScale = 2;  // titles and axis labels: 10 x 14 pixel glyphs; tick values 5 x 7
 
 /// A panel's box in pixels and the value range its height spans.
 struct Panel {
@@ -69,6 +79,39 @@ void frame(RgbImage& image, const Panel& p) {
   }
 }
 
+void text(RgbImage& image, int64_t x, int64_t y, const std::string& s, Colour c, int64_t scale = 1) {
+  draw_text(image, x, y, s, c.r, c.g, c.b, scale);
+}
+
+std::string formatted(const char* format, double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+/// The panel's title above it, "epoch" under it, the value of every grid line left of it
+/// (`tick_format` of the value; "%.0f%%" takes it as a percentage of 1) and the first,
+/// middle and last epoch under it.
+void axes(RgbImage& image, const Panel& p, const std::string& title, const char* tick_format, double tick_factor,
+          std::size_t epochs) {
+  text(image, (p.left + p.right - text_width(title, kLabelScale)) / 2, p.top - 26, title, kText, kLabelScale);
+  text(image, (p.left + p.right - text_width("epoch", kLabelScale)) / 2, p.bottom + 24, "epoch", kText, kLabelScale);
+  for (int q = 0; q <= 4; ++q) {
+    const double value = p.low + (p.high - p.low) * q / 4.0;
+    const std::string tick = formatted(tick_format, value * tick_factor);
+    text(image, p.left - 6 - text_width(tick), p.y(value) - kGlyphHeight / 2, tick, kText);
+  }
+  if (epochs == 0) return;
+  for (const std::size_t e : {std::size_t{0}, (epochs - 1) / 2, epochs - 1}) {
+    const std::string tick = std::to_string(e + 1);
+    text(image, p.x(e, epochs) - text_width(tick) / 2, p.bottom + 6, tick, kText);
+  }
+}
+
+bool any_finite(const std::vector<NodeEpoch>& history, double NodeEpoch::*field) {
+  return std::any_of(history.begin(), history.end(), [field](const NodeEpoch& e) { return std::isfinite(e.*field); });
+}
+
 /// One curve: consecutive finite values joined by lines (a lone point is a dot).
 void curve(RgbImage& image, const Panel& p, const std::vector<NodeEpoch>& history, double NodeEpoch::*field, Colour c) {
   for (std::size_t e = 0; e < history.size(); ++e) {
@@ -91,10 +134,22 @@ RgbImage training_curves_image(const std::vector<NodeEpoch>& history) {
     for (double v : {e.train_loss, e.val_loss})
       if (std::isfinite(v)) max_loss = std::max(max_loss, v);
   }
-  const Panel loss{kMargin, kMargin, kWidth / 2 - kMargin, kHeight - kMargin, 0.0, max_loss > 0.0 ? max_loss : 1.0};
-  const Panel acc{kWidth / 2 + kMargin, kMargin, kWidth - kMargin, kHeight - kMargin, 0.0, 1.0};
+  const Panel loss{kLeftMargin, kTopMargin, kWidth / 2 - kRightMargin, kHeight - kBottomMargin,
+                   0.0, max_loss > 0.0 ? max_loss : 1.0};
+  const Panel acc{kWidth / 2 + kLeftMargin, kTopMargin, kWidth - kRightMargin, kHeight - kBottomMargin, 0.0, 1.0};
   frame(image, loss);
   frame(image, acc);
+  axes(image, loss, "loss", "%.2f", 1.0, history.size());
+  axes(image, acc, "accuracy", "%.0f%%", 100.0, history.size());
+  // The legend, top right: a series' name in its colour when it has a value to draw.
+  int64_t legend_x = kWidth - kRightMargin;
+  for (const auto& [name, colour, field] : {std::tuple{"validation", kValidation, &NodeEpoch::val_acc},
+                                            std::tuple{"train", kTrain, &NodeEpoch::train_acc}}) {
+    if (!any_finite(history, field)) continue;
+    legend_x -= text_width(name);
+    text(image, legend_x, 12, name, colour);
+    legend_x -= 2 * kGlyphAdvance;
+  }
   curve(image, loss, history, &NodeEpoch::train_loss, kTrain);
   curve(image, loss, history, &NodeEpoch::val_loss, kValidation);
   curve(image, acc, history, &NodeEpoch::train_acc, kTrain);

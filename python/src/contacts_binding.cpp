@@ -1,5 +1,6 @@
-// attend.contacts: residue-contact prediction and evaluation, the library calls behind
-// `attend contacts predict | eval` (bio/contact_predictor.hpp).
+// attend.contacts: residue-contact prediction, evaluation and training, the library calls
+// behind `attend contacts predict | eval | train` (bio/contact_predictor.hpp,
+// bio/contact_training_run.hpp).
 #include <optional>
 
 #include <pybind11/numpy.h>
@@ -7,6 +8,7 @@
 
 #include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_predictor.hpp"
+#include "attend/bio/contact_training_run.hpp"
 #include "attend/bio/contact_truth.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/registry.hpp"
@@ -95,6 +97,52 @@ void bind_contacts(py::module_& m) {
       py::arg("scores"), py::kw_only(), py::arg("truth") = "", py::arg("pdb") = "", py::arg("chain") = "",
       py::arg("query") = "",
       "CASP precision at L, L/2, L/5 for short (6-11), medium (12-23) and long (>= 24) range pairs.");
+  contacts.def(
+      "train",
+      [](const std::string& families, const std::string& out, const std::string& validation, const std::string& json,
+         const std::string& checkpoint, bool resume, int64_t blocks, int64_t c_m, int64_t c_z, int64_t crop,
+         int64_t msa_depth, int64_t min_separation, bool neighbour_scores, int epochs, int steps_per_epoch,
+         int patience, double lr, double weight_decay, uint64_t seed, bool quiet, std::optional<int> threads) {
+        bio::ContactTrainingRunOptions o;
+        o.families = families;
+        o.validation = validation;
+        o.out = out;
+        o.json_path = json;
+        o.resume = resume;
+        o.model.blocks = blocks;
+        o.model.c_m = c_m;
+        o.model.c_z = c_z;
+        o.model.msa_depth = msa_depth;
+        o.model.seed = seed;
+        o.model.neighbour_scores = neighbour_scores;
+        o.training.epochs = epochs;
+        o.training.steps_per_epoch = steps_per_epoch;
+        o.training.crop = crop;
+        o.training.seed = seed;
+        o.training.adam.lr = lr;
+        o.training.adam.weight_decay = weight_decay;
+        o.training.min_separation = min_separation;
+        o.training.patience = patience;
+        o.training.checkpoint_path = checkpoint;
+        o.training.progress.mode = quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+        o.training.progress.every = 1;
+        bio::ContactTrainingRunResult run;
+        {
+          py::gil_scoped_release release;
+          const ScopedThreadCount thread_count(threads);
+          run = bio::run_contact_training(o, Registry::global());
+        }
+        return to_python(run.summary);
+      },
+      py::arg("families"), py::kw_only(), py::arg("out"), py::arg("validation") = "", py::arg("json") = "",
+      py::arg("checkpoint") = "", py::arg("resume") = false, py::arg("blocks") = 1, py::arg("c_m") = 16,
+      py::arg("c_z") = 16, py::arg("crop") = 64, py::arg("msa_depth") = 64, py::arg("min_separation") = 6,
+      py::arg("neighbour_scores") = false, py::arg("epochs") = 100, py::arg("steps_per_epoch") = 1,
+      py::arg("patience") = 0, py::arg("lr") = 1e-3, py::arg("weight_decay") = 0.0, py::arg("seed") = 0,
+      py::arg("quiet") = true, py::arg("threads") = py::none(),
+      "Train the Evoformer contact model as `attend contacts train` does (the same options, without the dashes) "
+      "and write it to out (and the summary to json when given). families, validation: a family list file or a "
+      "comma list ALIGNMENT:TRUTH,... Returns the summary `--json` writes, as a dict.");
 }
 
 }  // namespace attend::python

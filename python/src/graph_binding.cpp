@@ -6,6 +6,7 @@
 #include "attend/core/error.hpp"
 #include "attend/graph/dataset_arrays.hpp"
 #include "attend/graph/load_dataset.hpp"
+#include "attend/graph/node_attribute_files.hpp"
 #include "attend/graph/node_dataset.hpp"
 #include "bindings.hpp"
 #include "numpy_arrays.hpp"
@@ -148,15 +149,18 @@ void bind_graph(py::module_& m) {
       });
   m.def(
       "load_graph",
-      [](const std::string& path) {
+      [](const std::string& path, const std::string& labels, const std::string& features) {
         graph::NodeDataset d;
         {
           py::gil_scoped_release release;
           d = graph::load_node_dataset(path);
+          graph::attach_node_attributes(d, {labels, features});
         }
         return PythonGraph{std::make_shared<const graph::NodeDataset>(std::move(d))};
       },
-      py::arg("path"), "A graph from any layout `attend node-classify --data` reads (folder or .h5 file).");
+      py::arg("path"), py::kw_only(), py::arg("labels") = "", py::arg("features") = "",
+      "A graph from any layout `attend node-classify --data` reads (folder or .h5 file); labels and features: "
+      "files that replace the graph's, as `attend convert --labels --features` reads them.");
 }
 
 }  // namespace attend::python

@@ -10,6 +10,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/line_reader.hpp"
+#include "attend/core/io/npy_array.hpp"
 #include "attend/core/io/read_progress.hpp"
 #include "temp_dir.hpp"
 
@@ -188,5 +189,33 @@ TEST_CASE("a ReadProgress reports the MiB read of large files, and only while it
   CHECK(text.find("reading big.txt (MiB) 3/3") != std::string::npos);
   CHECK(std::count(text.begin(), text.end(), '\n') == 3);  // one reader reported, 1, 2 and 3 MiB
   CHECK(read_all() == 3 * 1024);
+  CHECK(shown.str() == text);
+}
+
+TEST_CASE("a ReadProgress reports the MiB read of a large .npy file", "[core][io]") {
+  attend::testing::TempDir dir;
+  const std::string path = dir.file("big.npy");
+  const int64_t rows = 3 * 1024 * 256;  // float32 [rows, 1]: 3 MiB of data
+  {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", 1), }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::ofstream out(path, std::ios::binary);
+    out << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(header.size() & 0xff)
+        << static_cast<char>(header.size() >> 8) << header << std::string(static_cast<std::size_t>(rows) * 4, '\0');
+  }
+  std::ostringstream shown;
+  attend::ProgressOptions options;
+  options.mode = attend::ProgressMode::kPlain;
+  options.every = 1;
+  options.out = &shown;
+  {
+    attend::io::ReadProgress progress(options, int64_t{1} << 20);
+    CHECK(attend::io::read_npy(path).numel() == rows);
+  }
+  const std::string text = shown.str();
+  CHECK(text.find("reading big.npy (MiB) 1/4") != std::string::npos);
+  CHECK(text.find("reading big.npy (MiB) 4/4") != std::string::npos);  // the header's bytes make a 4th MiB
+  CHECK(std::count(text.begin(), text.end(), '\n') == 4);
+  CHECK(attend::io::read_npy(path).numel() == rows);  // no ReadProgress: nothing shown
   CHECK(shown.str() == text);
 }

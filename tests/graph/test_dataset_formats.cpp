@@ -4,6 +4,7 @@
 // the training-curves picture.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -356,8 +357,16 @@ TEST_CASE("the training curves picture draws each finite series in its panel and
   CHECK(count(with_val, 0, half, 255, 127, 14) > 100);    // validation loss, left
   CHECK(count(with_val, half, with_val.width, 31, 119, 180) > 100);  // training accuracy, right
   CHECK(count(with_val, half, with_val.width, 255, 127, 14) > 100);  // validation accuracy, right
+  // The text (titles, axis labels, tick values) in dark grey in both panels; the legend names
+  // both series, top right.
+  CHECK(count(with_val, 0, half, 40, 40, 40) > 300);
+  CHECK(count(with_val, half, with_val.width, 40, 40, 40) > 300);
+  RgbImage legend(with_val.width, 30, 255, 255, 255);
+  std::copy(with_val.pixels.begin(), with_val.pixels.begin() + legend.pixels.size(), legend.pixels.begin());
+  CHECK(count(legend, with_val.width - 140, with_val.width, 31, 119, 180) > 20);
+  CHECK(count(legend, with_val.width - 140, with_val.width, 255, 127, 14) > 20);
   for (NodeEpoch& e : history) e.val_loss = e.val_acc = NAN;  // no validation split
   const RgbImage without_val = training_curves_image(history);
-  CHECK(count(without_val, 0, without_val.width, 255, 127, 14) == 0);
+  CHECK(count(without_val, 0, without_val.width, 255, 127, 14) == 0);  // nor in the legend
   CHECK(count(without_val, 0, half, 31, 119, 180) > 100);
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <sstream>
 
 #include "attend/core/builtin_layers.hpp"
 #include "attend/core/checkpoint.hpp"
@@ -84,6 +85,42 @@ TEST_CASE("a graph file gives back every field of a small dataset", "[graph][io]
   CHECK(file.schema_version() == 1);
   CHECK(file.dataset_shape("/features/values") == Shape{5});
   CHECK(file.get_attr_int64("/features", "cols") == 4);
+}
+
+TEST_CASE("writing a large graph file draws the MiB written, features block by block", "[graph][io]") {
+  testing::TempDir dir;
+  NodeDataset d = small_dataset();
+  d.num_nodes = 300000;  // [N, 4] dense float32: 4.6 MiB of features, written in 16 MiB blocks
+  d.labels.resize(300000, -1);
+  d.node_names.clear();
+  std::vector<int64_t> rows, cols;
+  std::vector<float> values;
+  for (int64_t i = 0; i < d.num_nodes; ++i) {
+    rows.push_back(i);
+    cols.push_back(i % 4);
+    values.push_back(1.0f);
+  }
+  d.features = SparseMatrix::from_triplets(d.num_nodes, 4, rows, cols, values);
+  std::ostringstream shown;
+  GraphFileOptions options;
+  options.layout = FeatureLayout::kDense;
+  options.progress.mode = ProgressMode::kPlain;
+  options.progress.every = 1;
+  options.progress.out = &shown;
+  options.progress_min_bytes = 1 << 20;
+  save_node_dataset(dir.file("big.h5"), d, options);
+  const std::string text = shown.str();
+  INFO(text);
+  CHECK(text.find("writing big.h5 (MiB) 4/7") != std::string::npos);  // 4.6 MiB of features, then labels
+  CHECK(text.find("writing big.h5 (MiB) 7/7") != std::string::npos);
+  CHECK(load_node_dataset_h5(dir.file("big.h5")).features.values() == d.features.values());
+
+  // Below progress_min_bytes, and by default, nothing is drawn.
+  shown.str("");
+  options.progress_min_bytes = int64_t{64} << 20;
+  save_node_dataset(dir.file("big.h5"), d, options);
+  save_node_dataset(dir.file("small.h5"), small_dataset());
+  CHECK(shown.str().empty());
 }
 
 TEST_CASE("optional parts stay absent: untyped, unnamed, featureless, no warnings", "[graph][io]") {

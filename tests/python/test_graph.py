@@ -1,5 +1,6 @@
 """attend.Graph from numpy arrays and attend.load_graph."""
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -95,3 +96,23 @@ def test_sparse_features_read_like_dense_ones():
     edge_index = np.array([[0, 1, 2], [1, 2, 3]])
     assert np.array_equal(attend.Graph(edge_index, x=_Csr(dense)).x, dense)
     assert np.array_equal(attend.Graph(edge_index, x=dense).x, dense)
+
+
+def test_an_edge_list_takes_labels_and_features_from_their_own_files(attend_binary, tmp_path):
+    (tmp_path / "g.edgelist").write_text("2 0\n0 1\n")  # nodes by first appearance: '2', '0', '1'
+    (tmp_path / "labels.txt").write_text("0 4\n2 1\n")
+    np.save(tmp_path / "x.npy", np.array([[0, 0], [1, 10], [2, 20]], dtype=np.float32))  # row r: node 'r'
+    graph = attend.load_graph(str(tmp_path / "g.edgelist"), labels=str(tmp_path / "labels.txt"),
+                              features=str(tmp_path / "x.npy"))
+    np.testing.assert_array_equal(graph.y, [1, 4, -1])
+    np.testing.assert_array_equal(graph.x, [[2, 20], [0, 0], [1, 10]])
+    # attend convert stores the same.
+    subprocess.run([attend_binary, "convert", "--graph", str(tmp_path / "g.edgelist"), "--labels",
+                    str(tmp_path / "labels.txt"), "--features", str(tmp_path / "x.npy"), "--to",
+                    str(tmp_path / "g.h5"), "--quiet"], check=True, capture_output=True)
+    stored = attend.load_graph(str(tmp_path / "g.h5"))
+    np.testing.assert_array_equal(stored.y, graph.y)
+    np.testing.assert_array_equal(stored.x, graph.x)
+    (tmp_path / "bad.txt").write_text("0 4\nq 1\n")
+    with pytest.raises(ValueError, match="bad.txt:2: node 'q' is not in the graph"):
+        attend.load_graph(str(tmp_path / "g.edgelist"), labels=str(tmp_path / "bad.txt"))

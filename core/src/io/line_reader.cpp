@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
@@ -22,8 +21,7 @@ struct LineReader::Impl {
   std::size_t pos = 0;      // where the next line starts in `buffer`
   std::size_t scanned = 0;  // buffer[pos, scanned) is known to hold no '\n'
   bool eof = false;
-  std::unique_ptr<ProgressLine> progress;  // MiB of the stored file read (see read_progress.hpp)
-  int64_t progress_mib = 0, progress_total = 0;
+  std::unique_ptr<FileReadProgress> progress;  // MiB of the stored file read (see read_progress.hpp)
 
   // Appends the next chunk of the file; false at the end or on a read error (gzerror says).
   bool fill() {
@@ -33,13 +31,10 @@ struct LineReader::Impl {
     if (n < 0) return false;
     if (n == 0) {
       eof = true;
-      if (progress && progress_mib < progress_total) progress->update(progress_total, {}, true);
+      progress->finish();
       return false;
     }
-    if (progress) {
-      const int64_t mib = static_cast<int64_t>(gzoffset(file)) >> 20;
-      if (mib > progress_mib) progress->update(progress_mib = mib, {});
-    }
+    progress->read_to(static_cast<int64_t>(gzoffset(file)));
     buffer.erase(0, pos);
     scanned -= pos;
     pos = 0;
@@ -55,16 +50,7 @@ LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()
     throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
   }
   gzbuffer(impl_->file, 1 << 17);
-  if (const ReadProgress* reporting = ReadProgress::active(); reporting != nullptr) {
-    std::error_code error;
-    const auto size = std::filesystem::file_size(path, error);
-    if (!error && static_cast<int64_t>(size) >= reporting->min_bytes()) {
-      impl_->progress_total = static_cast<int64_t>((size + (1 << 20) - 1) >> 20);
-      impl_->progress = std::make_unique<ProgressLine>(
-          "reading " + std::filesystem::path(path).filename().string() + " (MiB)",
-          impl_->progress_total, reporting->options());
-    }
-  }
+  impl_->progress = std::make_unique<FileReadProgress>(path);
 }
 
 LineReader::~LineReader() {

@@ -9,6 +9,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/io/read_progress.hpp"
 #include "attend/core/quoted_input.hpp"
 
 namespace attend::io {
@@ -281,11 +282,13 @@ NpyArray read_npy(const std::string& path) {
   // Read only what the header announces (plus one byte to see the end): a device or an
   // endless file cannot make this read forever.
   std::string bytes;
+  FileReadProgress progress(path);  // a large array draws "reading NAME (MiB)" (read_progress.hpp)
   const auto read_up_to = [&](uint64_t size) {
     while (bytes.size() < size && in) {
       char buffer[1 << 16];
       in.read(buffer, static_cast<std::streamsize>(std::min<uint64_t>(sizeof buffer, size - bytes.size())));
       bytes.append(buffer, static_cast<std::size_t>(in.gcount()));
+      progress.read_to(static_cast<int64_t>(bytes.size()));
     }
     if (in.bad()) throw InputError(path, 0, "read error");
   };
@@ -296,6 +299,7 @@ NpyArray read_npy(const std::string& path) {
   NpyLayout layout;
   NpyArray a = parse_header(bytes, path, layout);
   read_up_to(layout.data_start + layout.data_bytes + 1);
+  progress.finish();
   const uint64_t found = bytes.size() - layout.data_start;
   if (found != layout.data_bytes) wrong_size(a, layout, found);
   bytes.erase(0, layout.data_start);

@@ -1,5 +1,7 @@
 #include "attend/core/io/read_progress.hpp"
 
+#include <filesystem>
+
 namespace attend::io {
 
 namespace {
@@ -14,5 +16,26 @@ ReadProgress::ReadProgress(ProgressOptions options, int64_t min_bytes)
 ReadProgress::~ReadProgress() { innermost = previous_; }
 
 const ReadProgress* ReadProgress::active() { return innermost; }
+
+FileReadProgress::FileReadProgress(const std::string& path) {
+  const ReadProgress* reporting = ReadProgress::active();
+  if (reporting == nullptr) return;
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error || static_cast<int64_t>(size) < reporting->min_bytes()) return;
+  total_mib_ = static_cast<int64_t>((size + (1 << 20) - 1) >> 20);
+  line_ = std::make_unique<ProgressLine>("reading " + std::filesystem::path(path).filename().string() + " (MiB)",
+                                         total_mib_, reporting->options());
+}
+
+void FileReadProgress::read_to(int64_t bytes) {
+  if (!line_) return;
+  const int64_t mib = bytes >> 20;
+  if (mib > shown_mib_) line_->update(shown_mib_ = mib, {});
+}
+
+void FileReadProgress::finish() {
+  if (line_ && shown_mib_ < total_mib_) line_->update(shown_mib_ = total_mib_, {}, true);
+}
 
 }  // namespace attend::io

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "attend/core/progress.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/feature_rows.hpp"
 #include "attend/graph/graph_context.hpp"
@@ -41,6 +42,11 @@ struct GraphFileOptions {
   /// decodes whole chunks); see docs/performance.md "Feature rows out of core".
   int64_t chunk_rows = 64;
   bool compress = false;  ///< dense layout: shuffle + gzip level 4 on each chunk (chunk_rows >= 1)
+  /// Progress while the file is written ("writing g.h5 (MiB) 96/410": the MiB of arrays
+  /// written so far, features block by block), drawn with these options when the arrays
+  /// hold at least `progress_min_bytes`; silent by default.
+  ProgressOptions progress{.mode = ProgressMode::kSilent};
+  int64_t progress_min_bytes = int64_t{32} << 20;
 };
 
 /// "auto", "csr" or "dense"; another name is an InputError listing these.

@@ -1,11 +1,13 @@
 #pragma once
 /// Progress while large input files are read ("reading edge.csv.gz (MiB) 120/400  3.2s"):
-/// while a ReadProgress lives on a thread, every LineReader opened on that thread for a file
-/// of at least `min_bytes` draws a ProgressLine of the MiB it has read of the file as stored
-/// (compressed bytes for .gz). Loaders need no code of their own: a command puts one around
+/// while a ReadProgress lives on a thread, every LineReader and every `.npy` read (read_npy)
+/// on that thread of a file of at least `min_bytes` draws a ProgressLine of the MiB it has
+/// read of the file as stored (compressed bytes for .gz). Loaders need no code of their own: a command puts one around
 /// the loading it does (`attend convert`, `node-classify train`).
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "attend/core/progress.hpp"
 
@@ -30,6 +32,21 @@ class ReadProgress {
   ProgressOptions options_;
   int64_t min_bytes_;
   const ReadProgress* previous_;
+};
+
+/// The progress of reading one file: draws "reading NAME (MiB)" when a ReadProgress is active
+/// on this thread at construction and the file has at least its min_bytes; otherwise nothing.
+class FileReadProgress {
+ public:
+  explicit FileReadProgress(const std::string& path);
+  /// `bytes` of the file as stored have been read (a new step for every whole MiB).
+  void read_to(int64_t bytes);
+  /// The whole file has been read: draws the last step.
+  void finish();
+
+ private:
+  std::unique_ptr<ProgressLine> line_;
+  int64_t total_mib_ = 0, shown_mib_ = 0;
 };
 
 }  // namespace attend::io
