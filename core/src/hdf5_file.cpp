@@ -198,6 +198,15 @@ Hid open_float_dataset(const std::string& file, hid_t fid, const std::string& pa
   return dataset;
 }
 
+Hid open_integer_dataset(const std::string& file, hid_t fid, const std::string& path) {
+  Hid dataset = open_dataset(file, fid, path);
+  Hid type(H5Dget_type(dataset.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_INTEGER) {
+    fail(file, dataset_label(path), "expected integer values, found " + describe_type(type.get()));
+  }
+  return dataset;
+}
+
 Hid open_group(const std::string& file, hid_t fid, const std::string& path) {
   const std::string label = "group '" + path + "'";
   Hid object = open_object(file, fid, path, label);
@@ -710,11 +719,7 @@ void Hdf5File::write_int32(const std::string& dataset_path, const std::vector<in
 std::vector<int64_t> Hdf5File::read_int64(const std::string& dataset_path, Shape* shape) const {
   const std::string path = normalize(dataset_path);
   const std::string label = dataset_label(path);
-  Hid dataset = open_dataset(path_, id(), path);
-  Hid type(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_INTEGER) {
-    fail(path_, label, "expected integer values, found " + describe_type(type.get()));
-  }
+  Hid dataset = open_integer_dataset(path_, id(), path);
   Hid space(H5Dget_space(dataset.get()), H5Sclose);
   const Shape found = space_shape(space.get());
   std::vector<int64_t> values(static_cast<std::size_t>(checked_numel(path_, label, found, 8)));
@@ -729,11 +734,7 @@ std::vector<int64_t> Hdf5File::read_int64(const std::string& dataset_path, Shape
 std::vector<int64_t> Hdf5File::read_int64_range(const std::string& dataset_path, int64_t first, int64_t count) const {
   const std::string path = normalize(dataset_path);
   const std::string label = dataset_label(path);
-  Hid dataset = open_dataset(path_, id(), path);
-  Hid type(H5Dget_type(dataset.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_INTEGER) {
-    fail(path_, label, "expected integer values, found " + describe_type(type.get()));
-  }
+  Hid dataset = open_integer_dataset(path_, id(), path);
   Hid space(H5Dget_space(dataset.get()), H5Sclose);
   const Shape shape = space_shape(space.get());
   if (shape.size() != 1) fail(path_, label, "expected one dimension, found shape " + shape_to_string(shape));
