@@ -2,6 +2,7 @@
 // behind `attend contacts predict | eval | train` (bio/contact_predictor.hpp,
 // bio/contact_training_run.hpp).
 #include <optional>
+#include <type_traits>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -100,29 +101,36 @@ void bind_contacts(py::module_& m) {
   contacts.def(
       "train",
       [](const std::string& families, const std::string& out, const std::string& validation, const std::string& json,
-         const std::string& checkpoint, bool resume, int64_t blocks, int64_t c_m, int64_t c_z, int64_t crop,
-         int64_t msa_depth, int64_t min_separation, bool neighbour_scores, int epochs, int steps_per_epoch,
-         int patience, double lr, double weight_decay, uint64_t seed, bool quiet, std::optional<int> threads) {
+         const std::string& checkpoint, bool resume, std::optional<int64_t> blocks, std::optional<int64_t> c_m,
+         std::optional<int64_t> c_z, std::optional<int64_t> crop, std::optional<int64_t> msa_depth,
+         std::optional<int64_t> min_separation, std::optional<bool> neighbour_scores, std::optional<int> epochs,
+         std::optional<int> steps_per_epoch, std::optional<int> patience, std::optional<double> lr,
+         std::optional<double> weight_decay, std::optional<uint64_t> seed, bool quiet, std::optional<int> threads) {
+        // The defaults are the option structs' own (the user guide's contact_model and contacts
+        // train tables); a keyword given replaces one.
         bio::ContactTrainingRunOptions o;
         o.families = families;
         o.validation = validation;
         o.out = out;
         o.json_path = json;
         o.resume = resume;
-        o.model.blocks = blocks;
-        o.model.c_m = c_m;
-        o.model.c_z = c_z;
-        o.model.msa_depth = msa_depth;
-        o.model.seed = seed;
-        o.model.neighbour_scores = neighbour_scores;
-        o.training.epochs = epochs;
-        o.training.steps_per_epoch = steps_per_epoch;
-        o.training.crop = crop;
-        o.training.seed = seed;
-        o.training.adam.lr = lr;
-        o.training.adam.weight_decay = weight_decay;
-        o.training.min_separation = min_separation;
-        o.training.patience = patience;
+        const auto set = [](auto& field, const auto& given) {
+          if (given) field = static_cast<std::decay_t<decltype(field)>>(*given);
+        };
+        set(o.model.blocks, blocks);
+        set(o.model.c_m, c_m);
+        set(o.model.c_z, c_z);
+        set(o.model.msa_depth, msa_depth);
+        set(o.model.seed, seed);
+        set(o.model.neighbour_scores, neighbour_scores);
+        set(o.training.epochs, epochs);
+        set(o.training.steps_per_epoch, steps_per_epoch);
+        set(o.training.crop, crop);
+        set(o.training.seed, seed);
+        set(o.training.adam.lr, lr);
+        set(o.training.adam.weight_decay, weight_decay);
+        set(o.training.min_separation, min_separation);
+        set(o.training.patience, patience);
         o.training.checkpoint_path = checkpoint;
         o.training.progress.mode = quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
         o.training.progress.every = 1;
@@ -135,14 +143,16 @@ void bind_contacts(py::module_& m) {
         return to_python(run.summary);
       },
       py::arg("families"), py::kw_only(), py::arg("out"), py::arg("validation") = "", py::arg("json") = "",
-      py::arg("checkpoint") = "", py::arg("resume") = false, py::arg("blocks") = 1, py::arg("c_m") = 16,
-      py::arg("c_z") = 16, py::arg("crop") = 64, py::arg("msa_depth") = 64, py::arg("min_separation") = 6,
-      py::arg("neighbour_scores") = false, py::arg("epochs") = 100, py::arg("steps_per_epoch") = 1,
-      py::arg("patience") = 0, py::arg("lr") = 1e-3, py::arg("weight_decay") = 0.0, py::arg("seed") = 0,
-      py::arg("quiet") = true, py::arg("threads") = py::none(),
-      "Train the Evoformer contact model as `attend contacts train` does (the same options, without the dashes) "
-      "and write it to out (and the summary to json when given). families, validation: a family list file or a "
-      "comma list ALIGNMENT:TRUTH,... Returns the summary `--json` writes, as a dict.");
+      py::arg("checkpoint") = "", py::arg("resume") = false, py::arg("blocks") = py::none(),
+      py::arg("c_m") = py::none(), py::arg("c_z") = py::none(), py::arg("crop") = py::none(),
+      py::arg("msa_depth") = py::none(), py::arg("min_separation") = py::none(),
+      py::arg("neighbour_scores") = py::none(), py::arg("epochs") = py::none(), py::arg("steps_per_epoch") = py::none(),
+      py::arg("patience") = py::none(), py::arg("lr") = py::none(), py::arg("weight_decay") = py::none(),
+      py::arg("seed") = py::none(), py::arg("quiet") = true, py::arg("threads") = py::none(),
+      "Train the Evoformer contact model as `attend contacts train` does (the same options, without the dashes; "
+      "an option not given takes the user guide's default) and write it to out (and the summary to json when "
+      "given). families, validation: a family list file or a comma list ALIGNMENT:TRUTH,... Returns the summary "
+      "`--json` writes, as a dict.");
 }
 
 }  // namespace attend::python
