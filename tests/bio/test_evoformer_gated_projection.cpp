@@ -30,22 +30,7 @@ std::vector<Tensor> inputs(uint64_t seed) {
           testing::random_tensor({3}, seed + 4)};
 }
 
-struct Result {
-  Tensor out;
-  std::vector<Tensor> grads;
-};
-
-// Output and the gradients of sum(out * weights) for every input.
-Result run(const std::function<Var(const std::vector<Var>&)>& f, const std::vector<Tensor>& x) {
-  std::vector<Var> v;
-  for (const Tensor& t : x) v.emplace_back(t, true);
-  const Var out = f(v);
-  const Tensor weights = testing::random_tensor(out.shape(), 99);
-  ops::sum(ops::mul(out, Var(weights, false))).backward();
-  Result r{out.value(), {}};
-  for (const Var& var : v) r.grads.push_back(var.grad());
-  return r;
-}
+using Result = testing::OutputAndGradients;
 
 void require_close(const Tensor& a, const Tensor& b) {
   REQUIRE(a.shape() == b.shape());
@@ -57,7 +42,7 @@ void require_close(const Tensor& a, const Tensor& b) {
 TEST_CASE("gated_projection equals the composition of linear, sigmoid, mul and permute, gradients too", "[bio]") {
   testing::ScopedThreads threads(1);
   const std::vector<Tensor> x = inputs(3);
-  const Result want = run(plain, x), got = run(fused, x);
+  const Result want = testing::output_and_gradients(plain, x), got = testing::output_and_gradients(fused, x);
   require_close(got.out, want.out);
   for (std::size_t i = 0; i < x.size(); ++i) require_close(got.grads[i], want.grads[i]);
 }
@@ -74,11 +59,11 @@ TEST_CASE("gated_projection: 1 and 2 threads give the same bits, bad shapes are 
   Result one, two;
   {
     testing::ScopedThreads threads(1);
-    one = run(fused, x);
+    one = testing::output_and_gradients(fused, x);
   }
   {
     testing::ScopedThreads threads(2);
-    two = run(fused, x);
+    two = testing::output_and_gradients(fused, x);
   }
   REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
   for (std::size_t i = 0; i < x.size(); ++i)

@@ -42,21 +42,7 @@ std::vector<Tensor> from_inputs(uint64_t seed) {
           testing::random_tensor({kC}, seed + 2)};
 }
 
-struct Result {
-  Tensor out;
-  std::vector<Tensor> grads;
-};
-
-// Output and the gradients of sum(out * weights) for every input.
-Result run(const std::function<Var(const std::vector<Var>&)>& f, const std::vector<Tensor>& x) {
-  std::vector<Var> v;
-  for (const Tensor& t : x) v.emplace_back(t, true);
-  const Var out = f(v);
-  ops::sum(ops::mul(out, Var(testing::random_tensor(out.shape(), 99), false))).backward();
-  Result r{out.value(), {}};
-  for (const Var& var : v) r.grads.push_back(var.grad());
-  return r;
-}
+using Result = testing::OutputAndGradients;
 
 void require_close(const Tensor& a, const Tensor& b) {
   REQUIRE(a.shape() == b.shape());
@@ -77,10 +63,10 @@ TEST_CASE("project_to_heads and project_from_heads equal linear, reshape and per
     INFO("batch axis " << axis);
     const auto fused_to = [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kH, axis); };
     const auto fused_from = [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); };
-    const Result want_to = run([axis](const std::vector<Var>& v) { return plain_to_heads(v, axis); }, to_inputs(axis, 3));
-    const Result got_to = run(fused_to, to_inputs(axis, 3));
-    const Result want_from = run([axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); }, from_inputs(5));
-    const Result got_from = run(fused_from, from_inputs(5));
+    const Result want_to = testing::output_and_gradients([axis](const std::vector<Var>& v) { return plain_to_heads(v, axis); }, to_inputs(axis, 3));
+    const Result got_to = testing::output_and_gradients(fused_to, to_inputs(axis, 3));
+    const Result want_from = testing::output_and_gradients([axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); }, from_inputs(5));
+    const Result got_from = testing::output_and_gradients(fused_from, from_inputs(5));
     require_close(got_to.out, want_to.out);
     require_close(got_from.out, want_from.out);
     for (std::size_t i = 0; i < 3; ++i) {
@@ -113,13 +99,13 @@ TEST_CASE("project_to_heads and project_from_heads: 1 and 2 threads give the sam
     Result one_to, one_from, two_to, two_from;
     {
       testing::ScopedThreads threads(1);
-      one_to = run(to, to_inputs(axis, 11));
-      one_from = run(from, from_inputs(13));
+      one_to = testing::output_and_gradients(to, to_inputs(axis, 11));
+      one_from = testing::output_and_gradients(from, from_inputs(13));
     }
     {
       testing::ScopedThreads threads(2);
-      two_to = run(to, to_inputs(axis, 11));
-      two_from = run(from, from_inputs(13));
+      two_to = testing::output_and_gradients(to, to_inputs(axis, 11));
+      two_from = testing::output_and_gradients(from, from_inputs(13));
     }
     require_same_bits(one_to, two_to);
     require_same_bits(one_from, two_from);

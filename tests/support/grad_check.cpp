@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/reduction.hpp"
 #include "attend/core/random.hpp"
 
 namespace attend::testing {
@@ -134,6 +136,16 @@ GradCheckResult check_module_gradients(const Module& module, const std::function
   }
   if (failures > 8) report << "... " << failures << " mismatches in all\n";
   result.report = report.str();
+  return result;
+}
+
+OutputAndGradients output_and_gradients(const VarFunction& f, const std::vector<Tensor>& inputs) {
+  std::vector<Var> leaves;
+  for (const Tensor& t : inputs) leaves.emplace_back(t, true);
+  const Var out = f(leaves);
+  ops::sum(ops::mul(out, Var(random_tensor(out.shape(), 99), false))).backward();
+  OutputAndGradients result{out.value(), {}};
+  for (const Var& leaf : leaves) result.grads.push_back(leaf.grad());
   return result;
 }
 

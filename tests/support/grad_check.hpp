@@ -43,6 +43,15 @@ GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>&
 GradCheckResult check_module_gradients(const Module& module, const std::function<Var()>& forward,
                                        const GradCheckOptions& options = {});
 
+/// f's output at fresh leaves made from `inputs`, and the gradient of sum(f(inputs) * R) for
+/// each input (R = random_tensor(output shape, 99)): what a fused op and its plain composition
+/// must agree on, and what 1 and N threads must give bit for bit.
+struct OutputAndGradients {
+  Tensor out;
+  std::vector<Tensor> grads;
+};
+OutputAndGradients output_and_gradients(const VarFunction& f, const std::vector<Tensor>& inputs);
+
 /// A tensor of `shape` with values uniform in [lo, hi) from `seed`.
 Tensor random_tensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 
