@@ -28,8 +28,8 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
-# AddressSanitizer + UndefinedBehaviorSanitizer build of the test suite (any UBSan report is
-# fatal; LeakSanitizer is on). Nothing is suppressed and no ASAN_OPTIONS are needed: with
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the test suite at -O1 -g1 (any UBSan
+# report is fatal; LeakSanitizer is on). Nothing is suppressed and no ASAN_OPTIONS are needed: with
 # GCC 12 and libgomp on Debian 12 the OpenMP runtime reports no leaks or errors. The install
 # test builds its consumer with the same -fsanitize flags (an instrumented libattend_core.so
 # needs the sanitizer runtimes loaded first).
