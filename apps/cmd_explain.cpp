@@ -242,11 +242,6 @@ int run_eval(const EvalArgs& a, Context& ctx) {
   }
   const graph::MotifAucProtocol protocol = graph::parse_motif_auc_protocol(a.auc_protocol);
   const int hops = a.auc_hops > 0 ? a.auc_hops : graph::message_passing_hops(*m.trained.loaded.model);
-  auto motif_auc = [&](const graph::ExplanationSet& set) {
-    if (!truth) return static_cast<double>(NAN);
-    return protocol == graph::MotifAucProtocol::kExplainedEdges ? graph::explained_edge_auc(set, *truth)
-                                                                : graph::khop_undirected_auc(set, *truth, d, hops);
-  };
   ctx.out << "model test accuracy " << (std::isnan(m.test_accuracy) ? std::string("-") : fixed(100.0 * m.test_accuracy, 1) + " %")
           << (m.test_accuracy >= 0.9 ? "" : " (an explanation AUC counts only for a model at 90 % or better)") << "\n";
   if (truth) {
@@ -258,7 +253,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t s = 0; s < sets.size(); ++s) {
     const graph::ExplanationSet& set = sets[s];
-    const double auc = motif_auc(set);
+    const double auc = truth ? graph::motif_edge_auc(set, *truth, d, protocol, hops) : NAN;
     const std::vector<graph::FaithfulnessResult> results = graph::evaluate_faithfulness(*m.trained.loaded.model, m.trained.data, set, a.top_k);
     auto row_start = [&](const std::string& kind) {
       ctx.out << std::left << std::setw(23) << set.method << std::setw(9) << kind << std::right << std::setw(6)

@@ -70,6 +70,9 @@ TEST_CASE("motif edge AUC: explained-edges and khop-undirected protocols, pooled
   CHECK(explained_edge_auc(set, truth) == Approx(0.5));
   // khop-undirected, 2 hops: node 0 adds {0,1} 0.9 and {1,2} 0 + 0 as negatives: 1 + 0 + 3 of 9.
   CHECK(khop_undirected_auc(set, truth, graph, 2) == Approx(4.0 / 9.0));
+  // motif_edge_auc picks the protocol (hops only for khop-undirected).
+  CHECK(motif_edge_auc(set, truth, graph, MotifAucProtocol::kExplainedEdges, 2) == Approx(0.5));
+  CHECK(motif_edge_auc(set, truth, graph, MotifAucProtocol::kKhopUndirected, 2) == Approx(4.0 / 9.0));
 
   CHECK(parse_motif_auc_protocol("khop-undirected") == MotifAucProtocol::kKhopUndirected);
   CHECK(parse_motif_auc_protocol(motif_auc_protocol_names()[0]) == MotifAucProtocol::kExplainedEdges);

@@ -119,4 +119,13 @@ double khop_undirected_auc(const ExplanationSet& set, const MotifGroundTruth& tr
   return roc_auc(scores, positive);
 }
 
+double motif_edge_auc(const ExplanationSet& set, const MotifGroundTruth& truth, const NodeDataset& graph,
+                      MotifAucProtocol protocol, int hops) {
+  switch (protocol) {
+    case MotifAucProtocol::kExplainedEdges: return explained_edge_auc(set, truth);
+    case MotifAucProtocol::kKhopUndirected: return khop_undirected_auc(set, truth, graph, hops);
+  }
+  throw Error("motif_edge_auc: unknown protocol");
+}
+
 }  // namespace attend::graph

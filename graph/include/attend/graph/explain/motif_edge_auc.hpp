@@ -44,4 +44,8 @@ double explained_edge_auc(const ExplanationSet& set, const MotifGroundTruth& tru
 /// pairs ignored), hops >= 1. NaN when the pooled edges hold no positive or no negative.
 double khop_undirected_auc(const ExplanationSet& set, const MotifGroundTruth& truth, const NodeDataset& graph, int hops);
 
+/// The AUC under `protocol` (hops: khop-undirected's radius; explained-edges reads none).
+double motif_edge_auc(const ExplanationSet& set, const MotifGroundTruth& truth, const NodeDataset& graph,
+                      MotifAucProtocol protocol, int hops);
+
 }  // namespace attend::graph
