@@ -7,12 +7,8 @@
 
 namespace attend {
 
-bool openmp_waiting_chosen() {
-  return std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr;
-}
-
 void bound_openmp_spinning(char** argv) {
-  if (openmp_waiting_chosen()) return;
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
   // Without the variable in place the fresh run would re-execute again: no exec then.
   if (setenv("GOMP_SPINCOUNT", std::to_string(kBoundedSpinCount).c_str(), 0) != 0) return;
   execv("/proc/self/exe", argv);
