@@ -1,4 +1,5 @@
-// The `attend` program: registers the built-in layers, then runs the command line.
+// The `attend` program: chooses its OpenMP waiting, registers the built-in layers, then runs
+// the command line.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -6,11 +7,13 @@
 
 #include "attend/core/builtin_layers.hpp"
 #include "attend/core/heap.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/bio/builtin_layers.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
+  attend::bound_openmp_spinning(argv);
   attend::keep_freed_memory();
   try {
     attend::register_core_layers(attend::Registry::global());

@@ -24,6 +24,7 @@
 #include "attend/core/gemm.hpp"
 #include "attend/core/heap.hpp"
 #include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/ops/dense_attention.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
@@ -120,6 +121,7 @@ struct NaiveAttention {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   const Args a = parse(argc, argv);
   keep_freed_memory();  // as the attend program does
   set_num_threads(a.threads);

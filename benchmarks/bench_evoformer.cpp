@@ -19,6 +19,7 @@
 #include "attend/bio/evoformer/evoformer_block.hpp"
 #include "attend/core/heap.hpp"
 #include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/reduction.hpp"
 #include "attend/core/parallel.hpp"
@@ -142,6 +143,7 @@ nlohmann::json time_modules(const bio::EvoformerBlockOptions& o, const bench::Ev
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   const Args a = parse(argc, argv);
   keep_freed_memory();  // as the attend program does
   set_num_threads(a.threads);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/heap.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/quadrature.hpp"
 #include "attend/core/registry.hpp"
@@ -49,6 +50,7 @@ nlohmann::json explanation_json(const NodeExplanation& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   std::string data_path, checkpoint, method = "integrated-gradients", scores_path, json_path;
   int64_t nodes = 100;
   int repeats = 3, threads = 0;

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/graph_store.hpp"
 #include "option_checks.hpp"
@@ -34,6 +35,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   std::string graph_path, json_path, selection = "hyperslabs";
   double cache_mb = 0;
   int64_t rows_per_batch = 100000, batches = 10;

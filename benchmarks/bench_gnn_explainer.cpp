@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/heap.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
@@ -38,6 +39,7 @@ using namespace attend;
 using namespace attend::graph;
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   std::string benchmark = "ba-shapes", checkpoint, json_path, split = "all";
   uint64_t seed = 0;
   int64_t nodes = 100;

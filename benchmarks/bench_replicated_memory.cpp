@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/tensor.hpp"
 #include "attend/graph/graph_context.hpp"
@@ -28,6 +29,7 @@
 using namespace attend;
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   int64_t nodes = 100000, features = 100;
   double degree = 25.0;
   std::string json_path;

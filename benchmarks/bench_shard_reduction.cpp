@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attend/core/communicator.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/shard_reduction.hpp"
 #include "option_checks.hpp"
@@ -48,6 +49,7 @@ double timed(const Communicator& comm, int repeats, Fn&& fn) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   std::vector<int64_t> sizes = {9741, 17939, 92373, 1000000, 10000000};
   int64_t shards = 8;
   int repeats = 20;

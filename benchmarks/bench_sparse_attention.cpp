@@ -19,6 +19,7 @@
 #include "attend/core/csr.hpp"
 #include "attend/core/heap.hpp"
 #include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
 #include "attend/core/ops/head_dot.hpp"
@@ -45,6 +46,7 @@ Var project_heads(const Var& x, const Var& w, int64_t heads, int64_t channels) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
   CLI::App app{"Benchmark a GAT layer on the fused sparse attention op"};
   int64_t nodes = 100000, edges = 1000000, in_features = 128, heads = 8, channels = 16;
   int repeats = 5;

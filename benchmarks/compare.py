@@ -50,10 +50,16 @@ OPENBLAS_L2_SIZE are removed from the reference's environment (a machine may pin
 an older kernel family with them; a user's torch runs without), unless --keep-openblas-env.
 machine.attend_gemm_gflops and machine.reference_gemm_gflops are the two rates; dense and
 Evoformer rows give attend's rate as a share of the better of the two.
+Each side's OpenMP threads wait as they would for a user: attend's programs bound libgomp's
+spinning themselves, torch keeps libgomp's default (an OMP_WAIT_POLICY or GOMP_SPINCOUNT in the
+environment reaches both sides; --passive sets OMP_WAIT_POLICY=passive for both).
+machine.attend_openmp_waiting and machine.reference_openmp_waiting record what each ran with,
+machine.other_jobs_busy_cores how many cores other processes kept busy at the start.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +135,16 @@ def busy_cores(seconds=1.0):
     if total1 == total0:
         return 0.0
     return os.cpu_count() * (1.0 - (idle1 - idle0) / (total1 - total0))
+
+
+def openmp_waiting(cmd, env):
+    """How libgomp makes `cmd`'s waiting threads wait, as it printed its settings when the
+    program started (OMP_DISPLAY_ENV=verbose; attend's programs print twice, the second time
+    after choosing their own): "GOMP_SPINCOUNT=N" (0 is passive), or None when `cmd` loaded
+    no libgomp."""
+    run = subprocess.run(cmd, env=dict(env, OMP_DISPLAY_ENV="verbose"), capture_output=True, text=True)
+    counts = re.findall(r"^  GOMP_SPINCOUNT = '(\d+)'$", run.stderr, re.M)
+    return f"GOMP_SPINCOUNT={counts[-1]}" if counts else None
 
 
 class Runner:
@@ -373,7 +389,8 @@ def main():
     p.add_argument("--json", required=True, help="write the results here")
     p.add_argument("--torch-python", help="interpreter with torch (default: search)")
     p.add_argument("--passive", action="store_true",
-                   help="OMP_WAIT_POLICY=passive for both sides (automatic when other processes keep half a core or more busy)")
+                   help="OMP_WAIT_POLICY=passive for both sides (by default each side waits as it "
+                        "does for a user: attend's programs bound their spinning, torch keeps libgomp's default)")
     p.add_argument("--only", help="comma-separated workload names or prefixes to run (e.g. gat_100k,dense_fwdbwd)")
     p.add_argument("--allow-slow-reference", action="store_true",
                    help="time both sides even when the reference's GEMM is crippled, printing no speedups")
@@ -384,18 +401,20 @@ def main():
 
     def selected(name):
         return not wanted or any(name.startswith(w) for w in wanted)
-    # OpenMP threads that spin while they wait for a thread another job holds lose that job's
-    # time slice at every region's end (docs/performance.md, "Under load"): with other jobs
-    # busy, both sides wait passively.
+    # Recorded, not acted on: each side waits for its threads as it would for a user
+    # (docs/performance.md, "Under load"), unless --passive.
     other_jobs = busy_cores()
-    if not args.passive and other_jobs >= 0.5:
-        args.passive = True
-        print(f"other processes keep {other_jobs:.1f} of {os.cpu_count()} cores busy: OMP_WAIT_POLICY=passive")
+    if other_jobs >= 0.5:
+        print(f"other processes keep {other_jobs:.1f} of {os.cpu_count()} cores busy")
     torch_python = find_torch_python(args.torch_python)
     if not torch_python:
         print("no python3 with torch found: reporting attend alone")
     runner = Runner(args, torch_python)
     t = args.threads
+    attend_waiting = openmp_waiting([runner.bench_sparse, "--help"], runner.env(t))
+    reference_waiting = (openmp_waiting([torch_python, "-c", "import torch"], runner.reference_env(t))
+                         if torch_python else None)
+    print(f"OpenMP waiting: attend {attend_waiting}, reference {reference_waiting}")
     gemm_gflops, _ = runner.attend_dense(GEMM_N, "gemm", t, 3)
     reference_gemm = runner.reference_gemm(t)
     honest = check_reference_blas(gemm_gflops, reference_gemm, args.allow_slow_reference)
@@ -485,6 +504,7 @@ def main():
                "speedups_printed": honest, "cores": os.cpu_count(),
                "load_average": round(load_average(), 2), "omp_wait_policy_passive": args.passive,
                "other_jobs_busy_cores": round(other_jobs, 2),
+               "attend_openmp_waiting": attend_waiting, "reference_openmp_waiting": reference_waiting,
                "reference_python": torch_python,
                "reference_openblas_env_removed": not args.keep_openblas_env}
 

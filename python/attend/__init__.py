@@ -9,6 +9,30 @@ raises ValueError with the one-line message the command line prints.
 
 import os as _os
 
+# How long a waiting OpenMP thread spins before it sleeps (GOMP_SPINCOUNT), as attend's
+# programs choose it (attend::kBoundedSpinCount, core/include/attend/core/openmp_waiting.hpp;
+# the module's tests check that the two agree). libgomp reads the variable once, as it loads.
+_BOUNDED_SPIN_COUNT = 3000
+
+
+def _bound_openmp_spinning():
+    """Sets GOMP_SPINCOUNT for libgomp when the user chose no waiting (neither OMP_WAIT_POLICY
+    nor GOMP_SPINCOUNT is set) and libgomp is not loaded yet: it is loaded with the extension
+    below and then follows the variable. When another module loaded libgomp first (torch does),
+    this process keeps the waiting that module's import gave it, and nothing is set."""
+    if "OMP_WAIT_POLICY" in _os.environ or "GOMP_SPINCOUNT" in _os.environ:
+        return
+    try:
+        with open("/proc/self/maps") as maps:
+            if any("libgomp" in line for line in maps):
+                return
+    except OSError:  # no /proc: whether libgomp is loaded is unknown, leave it alone
+        return
+    _os.environ["GOMP_SPINCOUNT"] = str(_BOUNDED_SPIN_COUNT)
+
+
+_bound_openmp_spinning()
+
 from ._attend import Graph, NodeClassifier, __version__, contacts, layers, load_graph, load_plugin, ops
 
 __all__ = ["Graph", "NodeClassifier", "contacts", "layers", "load_graph", "load_plugin", "ops", "data_file"]

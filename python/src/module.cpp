@@ -1,12 +1,15 @@
 // The compiled part of the Python package `attend` (python/attend/__init__.py re-exports it).
 #include <pybind11/pybind11.h>
 
+#include "attend/core/openmp_waiting.hpp"
 #include "attend/version.h"
 #include "bindings.hpp"
 
 PYBIND11_MODULE(_attend, m) {
   m.doc() = "attend: attention on graphs and proteins (the compiled core)";
   m.attr("__version__") = ATTEND_VERSION_STRING;
+  // What attend's programs give libgomp as GOMP_SPINCOUNT (attend/__init__.py sets the same).
+  m.attr("bounded_spin_count") = attend::kBoundedSpinCount;
   attend::python::bind_errors(m);
   attend::python::bind_registry(m);
   attend::python::bind_graph(m);

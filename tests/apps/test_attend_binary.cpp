@@ -9,9 +9,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "attend/core/openmp_waiting.hpp"
 #include "temp_dir.hpp"
 
 extern char** environ;
@@ -25,13 +29,25 @@ struct ProcessResult {
   std::string out, err;
 };
 
-/// Run `attend args...` in `dir` with stdout and stderr captured through files.
-ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& dir) {
+/// This process's environment, one "NAME=value" each.
+std::vector<std::string> current_environment() {
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
+  return environment;
+}
+
+/// Run `attend args...` in `dir` with stdout and stderr captured through files, in
+/// `environment` ("NAME=value" each).
+ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& dir,
+                         std::vector<std::string> environment = current_environment()) {
   std::vector<std::string> argv_strings = {ATTEND_BINARY};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   const std::string out_path = (dir / "stdout.txt").string(), err_path = (dir / "stderr.txt").string();
   posix_spawn_file_actions_t actions;
@@ -39,7 +55,7 @@ ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& d
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   REQUIRE(spawned == 0);
   int status = 0;
@@ -56,6 +72,29 @@ ProcessResult run_attend(const std::vector<std::string>& args, const fs::path& d
 
 std::size_t count_lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+/// This test's environment without a choice of OpenMP waiting (OMP_WAIT_POLICY,
+/// GOMP_SPINCOUNT), with libgomp asked to print its settings each time it starts
+/// (OMP_DISPLAY_ENV=verbose), and with `chosen` ("NAME=value") added.
+std::vector<std::string> openmp_environment(const std::vector<std::string>& chosen) {
+  std::vector<std::string> environment;
+  for (const std::string& e : current_environment())
+    if (e.rfind("OMP_WAIT_POLICY=", 0) != 0 && e.rfind("GOMP_SPINCOUNT=", 0) != 0) environment.push_back(e);
+  environment.push_back("OMP_DISPLAY_ENV=verbose");
+  environment.insert(environment.end(), chosen.begin(), chosen.end());
+  return environment;
+}
+
+/// The GOMP_SPINCOUNT values libgomp printed under OMP_DISPLAY_ENV=verbose, one per start.
+std::vector<std::string> printed_spin_counts(const std::string& err) {
+  const std::string key = "  GOMP_SPINCOUNT = '";
+  std::vector<std::string> counts;
+  for (std::size_t at = err.find(key); at != std::string::npos; at = err.find(key, at + 1)) {
+    const std::size_t begin = at + key.size();
+    counts.push_back(err.substr(begin, err.find('\'', begin) - begin));
+  }
+  return counts;
 }
 
 }  // namespace
@@ -105,4 +144,30 @@ TEST_CASE("attend layers --json writes valid JSON matching the table", "[apps]")
   }
   // Only the JSON file is left: no temporary file.
   CHECK(dir.entries().size() == 1);
+}
+
+TEST_CASE("attend bounds the spinning of waiting OpenMP threads when the user chose no waiting", "[apps]") {
+  attend::testing::TempDir dir;
+  const fs::path json = dir.path() / "layers.json";
+  const ProcessResult r = run_attend({"layers", "--json", json.string()}, dir.path(), openmp_environment({}));
+  CHECK(r.code == 0);
+  // libgomp printed its settings twice: with its own default as the program started, then
+  // in the program that replaced it, with attend's bound (and the same command line).
+  const std::vector<std::string> counts = printed_spin_counts(r.err);
+  REQUIRE(counts.size() == 2);
+  CHECK(counts[0] != counts[1]);
+  CHECK(counts[1] == std::to_string(attend::kBoundedSpinCount));
+  CHECK(fs::exists(json));
+  CHECK(r.out.find("gat") != std::string::npos);
+}
+
+TEST_CASE("attend leaves the OpenMP waiting a user chose alone", "[apps]") {
+  attend::testing::TempDir dir;
+  for (const auto& [chosen, spin_count] : std::vector<std::pair<std::string, std::string>>{
+           {"OMP_WAIT_POLICY=passive", "0"}, {"GOMP_SPINCOUNT=12345", "12345"}}) {
+    INFO(chosen);
+    const ProcessResult r = run_attend({"--version"}, dir.path(), openmp_environment({chosen}));
+    CHECK(r.code == 0);
+    CHECK(printed_spin_counts(r.err) == std::vector<std::string>{spin_count});  // started once
+  }
 }
