@@ -191,7 +191,7 @@ TEST_CASE("factored head maps: the fitted attention is softmax(Q K^T / sqrt(d)) 
 
 TEST_CASE("msa row attention weights match AF2 Alg. 7's softmax, and reading them changes nothing", "[bio]") {
   const int64_t S = 3, N = 6, cm = 5, cz = 4, H = 2, ch = 3;
-  bio::MsaRowAttention module(bio::MsaRowAttentionOptions{cm, cz, ch, H, 0, 8});
+  bio::MsaRowAttention module(bio::MsaRowAttentionOptions{{ch, H, 0, 8}, cm, cz});
   randomize_parameters(module, 40);
   const Tensor m = attend::testing::random_tensor({S, N, cm}, 1), z = attend::testing::random_tensor({N, N, cz}, 2);
   const Tensor weights =
@@ -206,7 +206,7 @@ TEST_CASE("triangle attention weights match AF2 Alg. 13 and 14's softmax, and re
   const int64_t N = 5, cz = 4, H = 2, ch = 3;
   for (const bool starting : {true, false}) {
     CAPTURE(starting);
-    bio::TriangleAttention module(bio::TriangleAttentionOptions{cz, ch, H, 0, 9}, starting);
+    bio::TriangleAttention module(bio::TriangleAttentionOptions{{ch, H, 0, 9}, cz}, starting);
     randomize_parameters(module, 41);
     const Tensor z = attend::testing::random_tensor({N, N, cz}, 3);
     const Tensor weights = weights_read_without_change([&](Tensor* out) { return module.forward(Var(z), out).value(); });
