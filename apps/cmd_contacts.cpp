@@ -13,6 +13,8 @@
 #include "attend/bio/contact_readers.hpp"
 #include "attend/bio/contact_truth.hpp"
 #include "attend/bio/contact_writers.hpp"
+#include "attend/bio/factored_attention.hpp"
+#include "attend/bio/potts_predictor.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
 #include "attend/core/json_writer.hpp"
@@ -211,34 +213,38 @@ Command add_contacts_command(CLI::App& parent, Context& context) {
   add_truth_options(predict, p->truth, *predict_files);
   predict_files->output(
       predict->add_option("--json", p->json, "Write the fit summary (and precision) as JSON")->type_name("FILE"));
-  predict->add_option("--heads", p->heads, "factored: attention heads (default 16)")->check(at_least(1));
+  // The ranges and names are those the options' lists declare (the JSON keys of the methods).
+  const OptionList<bio::PottsOptions>& potts = bio::PottsOptions::option_list();
+  const OptionList<bio::FactoredOptions>& factored = bio::FactoredOptions::option_list();
+  predict->add_option("--heads", p->heads, "factored: attention heads (default 16)")->check(in_range_of(factored, "n_heads"));
   predict->add_option("--max-iterations", p->max_iterations, "L-BFGS iterations at most (default: potts 250, factored 300)")
-      ->check(at_least(1));
+      ->check(in_range_of(potts, "max_iterations"));
   predict->add_option("--regularization", p->regularization,
                       "potts: ccmpred (lambda fixed: --lambda-single, --lambda-pair-factor) or plmdca "
                       "(lambda = 0.01 N_eff for fields and couplings, more below N_eff 500)")
-      ->check(CLI::IsMember({"ccmpred", "plmdca"}))
+      ->check(one_of(potts, "regularization"))
       ->capture_default_str();
-  predict->add_option("--lambda-single", p->lambda_single, "Field L2 weight (default 0.01, CCMpred's)")->check(at_least(0));
+  predict->add_option("--lambda-single", p->lambda_single, "Field L2 weight (default 0.01, CCMpred's)")
+      ->check(in_range_of(potts, "lambda_single"));
   predict->add_option("--lambda-pair-factor", p->lambda_pair_factor,
                       "Coupling L2 weight / (L - 1) (default 0.2, CCMpred's)")
-      ->check(at_least(0));
+      ->check(in_range_of(potts, "lambda_pair_factor"));
   predict->add_option("--tolerance", p->tolerance,
                       "Stop when the objective fell by less than this fraction over the last iterations "
                       "(0: run to --max-iterations; default: the method's)")
-      ->check(at_least(0));
+      ->check(in_range_of(potts, "epsilon"));
   predict->add_option("--max-sequence-gaps", p->max_sequence_gaps,
                       "Drop sequences (not the query) with more than this fraction of gaps (default 1: keep all)")
-      ->check(within(0.0, 1.0));
+      ->check(in_range_of(potts, "max_sequence_gap_fraction"));
   predict->add_option("--max-column-gaps", p->max_column_gaps,
                       "Drop columns with more than this fraction of gaps; their pairs get the lowest score "
                       "(default 1: keep all)")
-      ->check(within(0.0, 1.0));
+      ->check(in_range_of(potts, "max_column_gap_fraction"));
   predict->add_option("--seed", p->seed, "factored: seed of the initial queries and keys")->check(seed())->capture_default_str();
   predict->add_option("--value-states", p->value_states,
                       "factored: states of the value matrices, 20 (amino acids only, no couplings to gaps; the "
                       "default) or 21 (gap included)")
-      ->check(CLI::IsMember({20, 21}));
+      ->check(in_range_of(factored, "value_states"));
   predict->add_option("--score-at-iterations", p->score_at_iterations,
                       "factored: also report the precision after these iterations (the scores a fit with that "
                       "--max-iterations gives; needs --truth or --pdb)")

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "convert_graph.hpp"
 #include "convert_msa.hpp"
+#include "node_data_options.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {
@@ -22,17 +23,7 @@ Command add_convert_command(CLI::App& parent, Context& context) {
                                "Graph dataset: folder (plain-text Planetoid, RDF + R-GCN split, LINQS, OGB node "
                                "property, NumPy .npy files), .npz, edge list (.edgelist, .edges, .csv) or .h5")
                    ->type_name("PATH"));
-  files->input(app->add_option("--labels", g->attributes.labels,
-                               "Node labels: 'node label' lines (integer class ids or class names), for a graph "
-                               "without them (an edge list)")
-                   ->type_name("FILE"));
-  files->input(app->add_option("--features", g->attributes.features,
-                               "Node features: a .npy [N, F] (row r: the node named r) or 'node v1 ... vF' lines")
-                   ->type_name("FILE"));
-  app->add_option("--split-fractions", g->split_fractions,
-                  "Split the labelled nodes at random: TRAIN,VAL fractions (the rest is test), replacing any split")
-      ->expected(2)->delimiter(',')->check(within(0.0, 1.0))->type_name("TRAIN,VAL");
-  app->add_option("--split-seed", g->split_seed, "Seed of --split-fractions")->check(seed())->capture_default_str();
+  add_node_data_options(app, g->data, *files, true);
   app->add_flag("--quiet", g->quiet, "No progress line while reading or writing large files");
   files->input(
       app->add_option("--triples", g->triples, "TSV triples head<TAB>relation<TAB>tail (repeatable)")->type_name("FILE"));

@@ -21,6 +21,7 @@
 #include "attend/graph/trained_node_model.hpp"
 #include "command_files.hpp"
 #include "commands.hpp"
+#include "node_data_options.hpp"
 #include "option_checks.hpp"
 
 namespace attend::cli {
@@ -40,7 +41,15 @@ struct SamplingArgs {
 struct FeatureArgs {
   bool out_of_core = false;
   double cache_mb = 256;
+  NodeDataArgs data;  ///< --labels, --features (files of their own: an edge list), --split-fractions
   int64_t cache_bytes() const { return static_cast<int64_t>(cache_mb * 1024 * 1024); }
+  /// Out of core the dataset is the graph file as it is: additions are refused.
+  void check_out_of_core() const {
+    if (out_of_core && data.any()) {
+      throw InputError("--features-out-of-core reads the graph file as it is: give --labels, --features and "
+                       "--split-fractions to attend convert instead");
+    }
+  }
 };
 
 struct TrainArgs {
@@ -93,7 +102,8 @@ void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
       ->check(at_least(1))->capture_default_str();
 }
 
-void add_feature_options(CLI::App* app, FeatureArgs& f, bool training) {
+void add_feature_options(CLI::App* app, FeatureArgs& f, CommandFiles& files, bool training, bool scored) {
+  add_node_data_options(app, f.data, files, scored);
   app->add_flag("--features-out-of-core", f.out_of_core,
                 std::string("Leave the node features in the graph file (.h5 with dense features) and read each "
                             "batch's rows from it; needs ") +
@@ -185,6 +195,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
             << dataset.train.size() << "/" << dataset.val.size() << "/" << dataset.test.size() << "\n";
   };
   graph::PreparedNodeData data;
+  a.features.check_out_of_core();
   if (a.features.out_of_core) {
     graph::GraphStructure structure = graph::open_graph_out_of_core(a.data, a.features.cache_bytes(), spec.normalize_features);
     prepare(structure.dataset, structure.num_edges, structure.features->cols());
@@ -195,7 +206,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
     reading.every = 64;  // plain mode: a line per 64 MiB read
     graph::NodeDataset dataset = [&] {
       const io::ReadProgress progress(reading);
-      return graph::load_node_dataset(a.data);
+      return graph::load_node_dataset(a.data, a.features.data.additions());
     }();
     prepare(dataset, dataset.num_edges(), dataset.num_features());
     data = graph::prepare_node_data(std::move(dataset), spec.normalize_features);
@@ -239,6 +250,7 @@ int run_train(const TrainArgs& a, const CLI::App& app, Context& ctx) {
 graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const std::string& checkpoint,
                                             const FeatureArgs& features, const graph::InferenceOptions& inference,
                                             Context& ctx) {
+  features.check_out_of_core();
   if (features.out_of_core && inference.mode == graph::InferenceMode::kFull) {
     throw InputError("--features-out-of-core needs --inference layerwise or sampled (full inference reads the whole "
                      "feature matrix)");
@@ -246,7 +258,7 @@ graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const 
   graph::TrainedNodeModel m =
       features.out_of_core
           ? graph::load_trained_node_model_out_of_core(data_path, checkpoint, ctx.registry, features.cache_bytes())
-          : graph::load_trained_node_model(data_path, checkpoint, ctx.registry);
+          : graph::load_trained_node_model(data_path, checkpoint, ctx.registry, features.data.additions());
   print_warnings(m.data.dataset, ctx.err);
   return m;
 }
@@ -328,12 +340,12 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
                           ->type_name("FILE"));
   train->add_flag("--quiet", t->quiet, "No progress line");
   add_sampling_options(train, t->sampling, true);
-  add_feature_options(train, t->features, true);
+  add_feature_options(train, t->features, *train_files, true, true);
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = app->add_subcommand("predict", "Predict every node's class with a trained model");
   const std::shared_ptr<CommandFiles> predict_files = CommandFiles::of(predict);
-  predict_files->input(predict->add_option("--data", p->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  predict_files->input(predict->add_option("--data", p->data, "Dataset (as train --data reads it)")->required()->type_name("PATH"));
   predict_files->input(
       predict->add_option("--checkpoint", p->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE"));
   predict_files->output(predict->add_option("--out", p->out, "Predictions table with a header node, label, probability (.csv: CSV, else TSV)")
@@ -342,19 +354,19 @@ Command add_node_classify_command(CLI::App& parent, Context& context) {
       predict->add_option("--export-attention", p->attention, "Also write per-layer, per-head attention weights (.tsv / .csv: a table, else HDF5)")
           ->type_name("FILE"));
   add_sampling_options(predict, p->sampling, false);
-  add_feature_options(predict, p->features, false);
+  add_feature_options(predict, p->features, *predict_files, false, false);
 
   auto e = std::make_shared<EvaluateArgs>();
   CLI::App* evaluate = app->add_subcommand("evaluate", "Accuracy and loss of a trained model on the dataset's splits");
   const std::shared_ptr<CommandFiles> evaluate_files = CommandFiles::of(evaluate);
-  evaluate_files->input(evaluate->add_option("--data", e->data, "Dataset folder or graph .h5 file")->required()->type_name("PATH"));
+  evaluate_files->input(evaluate->add_option("--data", e->data, "Dataset (as train --data reads it)")->required()->type_name("PATH"));
   evaluate_files->input(
       evaluate->add_option("--checkpoint", e->checkpoint, "Model written by 'train --save'")->required()->type_name("FILE"));
   evaluate_files->output(
       evaluate->add_option("--json", e->json, "Write {dataset, checkpoint, splits: {train|val|test: {nodes, accuracy, loss}}}")
           ->type_name("FILE"));
   add_sampling_options(evaluate, e->sampling, false);
-  add_feature_options(evaluate, e->features, false);
+  add_feature_options(evaluate, e->features, *evaluate_files, false, true);
 
   auto run = [&context, train, t, predict, p, e]() {
     if (train->parsed()) return run_train(*t, *train, context);

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <iomanip>
 
+#include "attend/bio/contact_model.hpp"
+#include "attend/bio/contact_training.hpp"
 #include "attend/bio/contact_training_run.hpp"
 #include "attend/core/error.hpp"
 #include "option_checks.hpp"
@@ -56,27 +58,34 @@ std::shared_ptr<ContactsTrainArgs> add_contacts_train_options(CLI::App* train) {
                    ->type_name("LIST"));
   files->output(train->add_option("--out", a->out, "Trained model (HDF5 checkpoint, written atomically at the end)")
                     ->required()->type_name("FILE"));
-  train->add_option("--blocks", a->blocks, "Evoformer blocks")->check(at_least(0))->capture_default_str();
-  train->add_option("--c-m", a->c_m, "MSA channels")->check(at_least(1))->capture_default_str();
-  train->add_option("--c-z", a->c_z, "Pair channels")->check(at_least(1))->capture_default_str();
-  train->add_option("--crop", a->crop, "Residue window of a training example")->check(at_least(2))->capture_default_str();
+  // The ranges are those the model's and the training's option lists declare.
+  const OptionList<bio::ContactModelOptions>& model = bio::ContactModelOptions::option_list();
+  const OptionList<bio::ContactTrainOptions>& training = bio::ContactTrainOptions::option_list();
+  train->add_option("--blocks", a->blocks, "Evoformer blocks")->check(in_range_of(model, "blocks"))->capture_default_str();
+  train->add_option("--c-m", a->c_m, "MSA channels")->check(in_range_of(model, "c_m"))->capture_default_str();
+  train->add_option("--c-z", a->c_z, "Pair channels")->check(in_range_of(model, "c_z"))->capture_default_str();
+  train->add_option("--crop", a->crop, "Residue window of a training example")
+      ->check(in_range_of(training, "crop"))
+      ->capture_default_str();
   train->add_option("--msa-depth", a->msa_depth, "Sequences per example, query included (also at prediction)")
-      ->check(at_least(1))
+      ->check(in_range_of(model, "msa_depth"))
       ->capture_default_str();
-  train->add_option("--epochs", a->epochs, "Epochs")->check(at_least(0))->capture_default_str();
+  train->add_option("--epochs", a->epochs, "Epochs")->check(in_range_of(training, "epochs"))->capture_default_str();
   train->add_option("--steps-per-epoch", a->steps_per_epoch, "Adam steps per epoch (one batch: a crop of every family)")
-      ->check(at_least(1))
+      ->check(in_range_of(training, "steps_per_epoch"))
       ->capture_default_str();
-  train->add_option("--lr", a->lr, "Adam learning rate")->check(positive())->capture_default_str();
+  train->add_option("--lr", a->lr, "Adam learning rate")->check(in_range_of(training, "lr"))->capture_default_str();
   train->add_option("--weight-decay", a->weight_decay, "Decoupled weight decay (AdamW; 0: plain Adam)")
-      ->check(at_least(0))
+      ->check(in_range_of(training, "weight_decay"))
       ->capture_default_str();
   train->add_option("--min-separation", a->min_separation, "Pairs closer in sequence are left out of the loss")
-      ->check(at_least(1))
+      ->check(in_range_of(training, "min_separation"))
       ->capture_default_str();
   train->add_flag("--neighbour-scores", a->neighbour_scores,
                   "Pair input and skip path read the potts score's neighbour means too (a learned 3x3 filter)");
-  train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")->check(at_least(0))->capture_default_str();
+  train->add_option("--patience", a->patience, "Early stopping on validation P@L/5 (0: off)")
+      ->check(in_range_of(training, "patience"))
+      ->capture_default_str();
   train->add_option("--seed", a->seed, "Seed of the initialisation, crops, sequence subsets and dropout")
       ->check(seed())->capture_default_str();
   files->output(

@@ -19,13 +19,10 @@ int convert_graph(const ConvertGraphArgs& args, Context& context) {
     const io::ReadProgress reading(progress);
     graph::NodeDataset loaded =
         args.graph.empty() ? graph::load_tsv_triples(args.triples) : graph::load_node_dataset(args.graph);
-    graph::attach_node_attributes(loaded, args.attributes);
+    graph::add_to_dataset(loaded, args.data.additions());
     return loaded;
   }();
   for (const std::string& w : d.warnings) context.err << "attend: warning: " << w << '\n';
-  if (!args.split_fractions.empty()) {
-    graph::split_at_random(d, args.split_fractions.at(0), args.split_fractions.at(1), args.split_seed);
-  }
   graph::GraphFileOptions options;
   options.layout = graph::parse_feature_layout(args.features_layout);
   options.chunk_rows = args.chunk_rows;

@@ -251,6 +251,15 @@ def build_seeds(attend, base):
                                ["node-classify", "predict", "--out", f"{out}/p.tsv"] + scored])
         return graph_h5_cmd(rng, f, out)
 
+    def node_attributes_cmd(rng, f, out):  # the same files through convert and through node-classify train
+        given = ["--labels" if "labels" in Path(f).name else "--features", f]
+        if rng.random() < 0.5:
+            return ["convert", "--graph", str(seeds / "ring.edgelist"), "--to", f"{out}/g.h5", "--quiet"] + given
+        other = ["--features", str(seeds / "ring_features.txt")] if "labels" in Path(f).name else \
+            ["--labels", str(seeds / "ring_labels.txt")]
+        return ["node-classify", "train", "--data", str(seeds / "ring.edgelist"), "--epochs", "2", "--quiet",
+                "--split-fractions", "0.5,0.25", "--save", f"{out}/m.h5"] + given + other
+
     def checkpoint_cmd(rng, f, out):
         data = seeds / ("rdf" if "rgcn" in Path(f).name else "planetoid")
         return ["node-classify", "predict", "--data", str(data), "--checkpoint", f, "--out", f"{out}/p.tsv",
@@ -285,9 +294,7 @@ def build_seeds(attend, base):
         "ogb-folder": ([seeds / "ogbn_ring"], graph_convert_or_train),
         "edge-list": ([seeds / "ring.edgelist", seeds / "ring.csv"], lambda rng, f, out: [
             "convert", "--graph", f, "--to", f"{out}/g.h5", "--quiet"]),
-        "node-attributes": ([seeds / "ring_labels.txt", seeds / "ring_features.txt"], lambda rng, f, out: [
-            "convert", "--graph", str(seeds / "ring.edgelist"), "--to", f"{out}/g.h5", "--quiet",
-            "--labels" if "labels" in Path(f).name else "--features", f]),
+        "node-attributes": ([seeds / "ring_labels.txt", seeds / "ring_features.txt"], node_attributes_cmd),
         "edge-features": ([seeds / "edge-features"], lambda rng, d, out: rng.choice([
             ["convert", "--graph", d, "--to", f"{out}/g.h5"],
             graph_train(str(edge_model))(rng, d, out)])),

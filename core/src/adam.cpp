@@ -15,7 +15,7 @@ const OptionList<AdamOptions>& AdamOptions::option_list() {
   using O = AdamOptions;
   static const OptionList<O> list =
       OptionList<O>("adam")
-          .add("lr", &O::lr, "learning rate", OptionRange::at_least(0.0))
+          .add("lr", &O::lr, "learning rate", OptionRange::positive())
           .add("beta1", &O::beta1, "decay of the first moment's running mean", OptionRange::fraction())
           .add("beta2", &O::beta2, "decay of the second moment's running mean", OptionRange::fraction())
           .add("eps", &O::eps, "added to the second moment's square root", OptionRange::positive())

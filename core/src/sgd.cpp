@@ -15,7 +15,7 @@ const OptionList<SgdOptions>& SgdOptions::option_list() {
   using O = SgdOptions;
   static const OptionList<O> list =
       OptionList<O>("sgd")
-          .add("lr", &O::lr, "learning rate", OptionRange::at_least(0.0))
+          .add("lr", &O::lr, "learning rate", OptionRange::positive())
           .add("momentum", &O::momentum, "heavy-ball momentum (PyTorch's form, no dampening)", OptionRange::fraction())
           .add("nesterov", &O::nesterov, "Nesterov momentum; needs momentum > 0")
           .add("weight_decay", &O::weight_decay, "L2 penalty added to the gradient", OptionRange::at_least(0.0));

@@ -89,4 +89,16 @@ NodeDataset load_node_dataset(const std::string& path) {
   return d;
 }
 
+void add_to_dataset(NodeDataset& d, const DatasetAdditions& additions) {
+  const NodeAttributeFiles& files = additions.attributes;
+  if (!files.labels.empty() || !files.features.empty()) attach_node_attributes(d, files);
+  if (const std::optional<RandomSplit>& s = additions.split) split_at_random(d, s->train_fraction, s->val_fraction, s->seed);
+}
+
+NodeDataset load_node_dataset(const std::string& path, const DatasetAdditions& additions) {
+  NodeDataset d = load_node_dataset(path);
+  add_to_dataset(d, additions);
+  return d;
+}
+
 }  // namespace attend::graph

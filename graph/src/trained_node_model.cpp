@@ -29,12 +29,12 @@ Tensor class_logits_of(NodeClassifier& model, const PreparedNodeData& data, cons
 }  // namespace
 
 TrainedNodeModel load_trained_node_model(const std::string& data_path, const std::string& checkpoint,
-                                         const Registry& registry) {
+                                         const Registry& registry, const DatasetAdditions& additions) {
   TrainedNodeModel m;
   m.checkpoint = checkpoint;
   m.data_path = data_path;
   m.loaded = load_node_model(checkpoint, registry);
-  m.data = prepare_node_data(load_node_dataset(data_path), m.loaded.normalize_features);
+  m.data = prepare_node_data(load_node_dataset(data_path, additions), m.loaded.normalize_features);
   return m;
 }
 

@@ -133,6 +133,11 @@ void bind_graph(py::module_& m) {
                                std::copy(d.edge_features.begin(), d.edge_features.end(), out.mutable_data());
                                return out;
                              })
+      .def_property_readonly("edge_type",
+                             [](const PythonGraph& g) -> py::object {
+                               if (g.dataset->edge_type.empty()) return py::none();  // untyped
+                               return to_numpy(g.dataset->edge_type);
+                             })
       .def_property_readonly("train", [](const PythonGraph& g) { return to_numpy(g.dataset->train); })
       .def_property_readonly("val", [](const PythonGraph& g) { return to_numpy(g.dataset->val); })
       .def_property_readonly("test", [](const PythonGraph& g) { return to_numpy(g.dataset->test); })
@@ -141,6 +146,21 @@ void bind_graph(py::module_& m) {
         for (int64_t i = 0; i < g.dataset->num_nodes; ++i) names.push_back(g.dataset->node_name(i));
         return names;
       })
+      .def(
+          "to_numpy",
+          [](const py::object& self) {
+            py::dict arrays;
+            for (const char* name : {"edge_index", "x", "y", "train", "val", "test", "edge_type", "edge_attr", "num_nodes"}) {
+              arrays[name] = self.attr(name);
+            }
+            const graph::NodeDataset& d = *self.cast<const PythonGraph&>().dataset;
+            if (d.num_features() == 0) arrays["x"] = py::none();  // featureless nodes, as Graph takes them
+            arrays["directed"] = d.directed;
+            return arrays;
+          },
+          "The graph as the keyword arguments of attend.Graph: {edge_index, x, y, train, val, test (index arrays), "
+          "edge_type, edge_attr, num_nodes, directed}, x, edge_type and edge_attr None when absent; "
+          "attend.Graph(**graph.to_numpy()) is the same graph.")
       .def("__repr__", [](const PythonGraph& g) {
         const graph::NodeDataset& d = *g.dataset;
         return "<attend.Graph " + d.name + ": " + std::to_string(d.num_nodes) + " nodes, " +
@@ -153,8 +173,7 @@ void bind_graph(py::module_& m) {
         graph::NodeDataset d;
         {
           py::gil_scoped_release release;
-          d = graph::load_node_dataset(path);
-          graph::attach_node_attributes(d, {labels, features});
+          d = graph::load_node_dataset(path, graph::DatasetAdditions{{labels, features}, {}});
         }
         return PythonGraph{std::make_shared<const graph::NodeDataset>(std::move(d))};
       },

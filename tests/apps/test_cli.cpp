@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -347,4 +348,54 @@ TEST_CASE("report_failure: one line, exit 2 for input errors and 1 otherwise", "
   CHECK(err.str() == "attend: internal error: boom\n");
   CHECK(report(42) == 1);
   CHECK(err.str() == "attend: internal error: unknown exception\n");
+}
+
+TEST_CASE("the contacts options take their ranges and names from the option lists", "[apps]") {
+  Registry registry;
+  const std::vector<std::string> predict = {"contacts", "predict", "--msa", "/nonexistent.aln", "--out", "/tmp/x"};
+  const std::vector<std::string> train = {"contacts", "train", "--families", "/nonexistent.txt", "--out", "/tmp/m.h5"};
+  const auto allowed = [](const std::vector<OptionDoc>& docs, const std::string& key) {
+    for (const OptionDoc& d : docs) {
+      if (d.key == key) return d.allowed;
+    }
+    FAIL("no option " << key);
+    return std::string();
+  };
+  const std::vector<OptionDoc> potts = bio::PottsOptions::option_list().docs();
+  const std::vector<OptionDoc> factored = bio::FactoredOptions::option_list().docs();
+  const std::vector<OptionDoc> model = bio::ContactModelOptions::option_list().docs();
+  const std::vector<OptionDoc> training = bio::ContactTrainOptions::option_list().docs();
+  // option, its command, a value out of range, what the option's list documents as allowed
+  const std::vector<std::tuple<std::string, std::vector<std::string>, std::string, std::string>> cases = {
+      {"--heads", predict, "0", allowed(factored, "n_heads")},
+      {"--value-states", predict, "22", allowed(factored, "value_states")},
+      {"--max-iterations", predict, "0", allowed(potts, "max_iterations")},
+      {"--lambda-single", predict, "-1", allowed(potts, "lambda_single")},
+      {"--tolerance", predict, "-0.5", allowed(potts, "epsilon")},
+      {"--max-sequence-gaps", predict, "1.5", allowed(potts, "max_sequence_gap_fraction")},
+      {"--max-column-gaps", predict, "-0.1", allowed(potts, "max_column_gap_fraction")},
+      {"--blocks", train, "-1", allowed(model, "blocks")},
+      {"--c-z", train, "0", allowed(model, "c_z")},
+      {"--msa-depth", train, "0", allowed(model, "msa_depth")},
+      {"--crop", train, "1", allowed(training, "crop")},
+      {"--lr", train, "0", allowed(training, "lr")},
+      {"--weight-decay", train, "-1", allowed(training, "weight_decay")},
+      {"--patience", train, "-2", allowed(training, "patience")},
+  };
+  for (const auto& [option, command, value, range] : cases) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {option, value});
+    const Result r = run(args, registry);
+    INFO(option << " " << value << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(option + ": must be " + range + ", got '" + value + "'") != std::string::npos);
+  }
+  // A value the list reads passes the option check: the missing input stops the command.
+  const Result accepted = run({"contacts", "predict", "--msa", "/nonexistent.aln", "--out", "/tmp/x", "--value-states", "21"},
+                              registry);
+  CHECK(accepted.code == 2);
+  CHECK(accepted.err.find("--value-states") == std::string::npos);
+  const Result names = run({"contacts", "predict", "--msa", "/a.aln", "--out", "/tmp/x", "--regularization", "plm"}, registry);
+  CHECK(names.code == 2);
+  CHECK(names.err.find("--regularization: must be one of 'ccmpred', 'plmdca', got 'plm'") != std::string::npos);
 }

@@ -171,3 +171,53 @@ TEST_CASE("predict writes tables with headers: TSV or CSV, and attention as a ta
   CHECK(attention.size() == 1 + 8 * 14 + 1 * 14);
   CHECK(attention[1].rfind("0\t0\t", 0) == 0);
 }
+
+TEST_CASE("node-classify takes an edge list's --labels, --features and --split-fractions as convert does", "[apps]") {
+  testing::TempDir tmp;
+  const std::string edges = tmp.file("g.edgelist"), labels = tmp.file("labels.txt"), features = tmp.file("x.txt");
+  {
+    std::ofstream e(edges), l(labels), f(features);
+    for (int c = 0; c < 2; ++c) {  // two cliques of 5 nodes, one edge between them
+      for (int i = 0; i < 5; ++i) {
+        for (int j = i + 1; j < 5; ++j) e << 5 * c + i << ' ' << 5 * c + j << '\n';
+        l << 5 * c + i << (c == 0 ? " left\n" : " right\n");
+        f << 5 * c + i << ' ' << 1 - c << ' ' << c << ' ' << 0.1 * i << '\n';
+      }
+    }
+    e << "4 5\n";
+  }
+  const std::vector<std::string> additions = {"--labels", labels, "--features", features, "--split-fractions", "0.5,0.2",
+                                              "--split-seed", "3"};
+  const auto with_additions = [&](std::vector<std::string> args) {
+    args.insert(args.end(), additions.begin(), additions.end());
+    return run(args);
+  };
+  const std::string ckpt = tmp.file("m.h5"), converted = tmp.file("g.h5");
+  const Result direct = with_additions({"node-classify", "train", "--data", edges, "--epochs", "3", "--quiet", "--save", ckpt});
+  INFO(direct.err);
+  REQUIRE(direct.code == 0);
+  CHECK_THAT(direct.out, Catch::Matchers::Contains("10 nodes, 21 edges, 3 features, 2 classes; split 5/2/3"));
+  REQUIRE(with_additions({"convert", "--graph", edges, "--to", converted, "--quiet"}).code == 0);
+  const Result stored = run({"node-classify", "train", "--data", converted, "--epochs", "3", "--quiet", "--save", tmp.file("m2.h5")});
+  REQUIRE(stored.code == 0);
+  const auto without_save_line = [](const std::string& out) { return out.substr(0, out.find("model saved")); };
+  CHECK(without_save_line(direct.out) == without_save_line(stored.out));  // one library call, one dataset
+
+  const Result evaluated = with_additions({"node-classify", "evaluate", "--data", edges, "--checkpoint", ckpt});
+  INFO(evaluated.err);
+  REQUIRE(evaluated.code == 0);
+  CHECK_THAT(evaluated.out, Catch::Matchers::Contains("\nval "));
+  const Result predicted = run({"node-classify", "predict", "--data", edges, "--checkpoint", ckpt, "--out", tmp.file("p.tsv"),
+                                "--labels", labels, "--features", features});
+  INFO(predicted.err);
+  REQUIRE(predicted.code == 0);
+  CHECK(lines_of(tmp.file("p.tsv")).size() == 11);
+  // Without its features file the edge list has none: the model's 3 inputs are not there.
+  const Result featureless = run({"node-classify", "predict", "--data", edges, "--checkpoint", ckpt, "--out", tmp.file("q.tsv")});
+  CHECK(featureless.code == 2);
+  CHECK_FALSE(fs::exists(tmp.file("q.tsv")));
+  const Result out_of_core = run({"node-classify", "evaluate", "--data", converted, "--checkpoint", ckpt, "--labels", labels,
+                                  "--features-out-of-core", "--inference", "layerwise"});
+  CHECK(out_of_core.code == 2);
+  CHECK_THAT(out_of_core.err, Catch::Matchers::Contains("--features-out-of-core reads the graph file as it is"));
+}

@@ -12,7 +12,7 @@ constexpr int64_t kS = 4, kN = 3, kCm = 6, kHeads = 2, kCh = 3;
 ModuleCase column_case() {
   ModuleCase mc;
   mc.make = [](int64_t chunk) {
-    return std::make_unique<bio::MsaColumnAttention>(bio::MsaColumnAttentionOptions{kCm, kCh, kHeads, chunk, 22});
+    return std::make_unique<bio::MsaColumnAttention>(bio::MsaColumnAttentionOptions{{kCh, kHeads, chunk, 22}, kCm});
   };
   mc.run = [](const Module& m, const std::vector<Var>& x) {
     return static_cast<const bio::MsaColumnAttention&>(m).forward(x[0]);

@@ -12,7 +12,7 @@ constexpr int64_t kS = 3, kN = 5, kCm = 6, kCz = 5, kHeads = 2, kCh = 3;
 ModuleCase row_case() {
   ModuleCase mc;
   mc.make = [](int64_t chunk) {
-    return std::make_unique<bio::MsaRowAttention>(bio::MsaRowAttentionOptions{kCm, kCz, kCh, kHeads, chunk, 21});
+    return std::make_unique<bio::MsaRowAttention>(bio::MsaRowAttentionOptions{{kCh, kHeads, chunk, 21}, kCm, kCz});
   };
   mc.run = [](const Module& m, const std::vector<Var>& x) {
     return static_cast<const bio::MsaRowAttention&>(m).forward(x[0], x[1]);

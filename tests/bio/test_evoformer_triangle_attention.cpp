@@ -13,7 +13,7 @@ constexpr int64_t kCz = 5, kHeads = 2, kCh = 3;
 ModuleCase att_case(bool starting) {
   ModuleCase mc;
   mc.make = [starting](int64_t chunk) {
-    return std::make_unique<bio::TriangleAttention>(bio::TriangleAttentionOptions{kCz, kCh, kHeads, chunk, 27},
+    return std::make_unique<bio::TriangleAttention>(bio::TriangleAttentionOptions{{kCh, kHeads, chunk, 27}, kCz},
                                                     starting);
   };
   mc.run = [](const Module& m, const std::vector<Var>& x) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "attend/bio/contact_model.hpp"
 #include "attend/bio/evoformer/msa_row_attention.hpp"
@@ -95,6 +96,36 @@ Vec reference_triangle_weights(const Vec& z_in, int64_t n, int64_t cz, int64_t h
 
 bio::ContactModelOptions tiny_options(int64_t blocks) { return testing::tiny_contact_model_options(blocks); }
 
+/// The contact-model cases' setup: one thread, a synthetic family of 8 residues and a tiny
+/// model of `blocks` blocks with parameters drawn from `seed`, in eval mode.
+struct TinyModelOnFamily {
+  testing::ScopedThreads one_thread{1};
+  bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 6);
+  bio::ContactModel model;
+  TinyModelOnFamily(int64_t blocks, uint64_t seed) : model(tiny_options(blocks)) {
+    randomize_parameters(model, seed);
+    model.eval();
+  }
+};
+
+/// Factored attention with `heads` heads of width 4, stopped after `iterations`.
+bio::FactoredOptions small_factored(int64_t heads, int64_t iterations) {
+  bio::FactoredOptions options;
+  options.n_heads = heads;
+  options.c_hidden = 4;
+  options.optimizer.max_iterations = iterations;
+  return options;
+}
+
+/// The attention weights `forward(&weights)` writes, checked to leave the output as it is
+/// without them (bit for bit).
+Tensor weights_read_without_change(const std::function<Tensor(Tensor*)>& forward) {
+  Tensor weights;
+  const Tensor with = forward(&weights);
+  CHECK(bitwise_equal(with, forward(nullptr)));
+  return weights;
+}
+
 }  // namespace
 
 TEST_CASE("head contact scores: each head's map symmetrised, diagonal 0, then APC", "[bio]") {
@@ -117,10 +148,7 @@ TEST_CASE("factored head maps: the fitted attention is softmax(Q K^T / sqrt(d)) 
   bio::Alignment a = attend::testing::sample_alignment(attend::testing::planted_model(3), 200, 4);
   for (uint8_t& code : a.codes) code = code == bio::kGapCode ? 0 : code;  // gaps only where put below
   a.codes[5 * a.length + 2] = a.codes[7 * a.length + 9] = bio::kGapCode;
-  bio::FactoredOptions options;
-  options.n_heads = 3;
-  options.c_hidden = 4;
-  options.optimizer.max_iterations = 5;
+  bio::FactoredOptions options = small_factored(3, 5);
   options.filter.max_column_gap_fraction = 0.0;  // drops columns 2 and 9
   const bio::FactoredResult fit = bio::predict_contacts_factored(a, options);
   const auto kept = static_cast<int64_t>(fit.columns.size());
@@ -163,12 +191,11 @@ TEST_CASE("factored head maps: the fitted attention is softmax(Q K^T / sqrt(d)) 
 
 TEST_CASE("msa row attention weights match AF2 Alg. 7's softmax, and reading them changes nothing", "[bio]") {
   const int64_t S = 3, N = 6, cm = 5, cz = 4, H = 2, ch = 3;
-  bio::MsaRowAttention module(bio::MsaRowAttentionOptions{cm, cz, ch, H, 0, 8});
+  bio::MsaRowAttention module(bio::MsaRowAttentionOptions{{ch, H, 0, 8}, cm, cz});
   randomize_parameters(module, 40);
   const Tensor m = attend::testing::random_tensor({S, N, cm}, 1), z = attend::testing::random_tensor({N, N, cz}, 2);
-  Tensor weights;
-  const Tensor with = module.forward(Var(m), Var(z), &weights).value();
-  CHECK(bitwise_equal(with, module.forward(Var(m), Var(z)).value()));
+  const Tensor weights =
+      weights_read_without_change([&](Tensor* out) { return module.forward(Var(m), Var(z), out).value(); });
   REQUIRE(weights.shape() == (Shape{S, H, N, N}));
   const std::map<std::string, Tensor> p = values_of(module);
   const Vec want = reference_row_attention(to_vec(m), to_vec(z), S, N, cm, cz, H, ch, Params{&p, ""});
@@ -179,12 +206,10 @@ TEST_CASE("triangle attention weights match AF2 Alg. 13 and 14's softmax, and re
   const int64_t N = 5, cz = 4, H = 2, ch = 3;
   for (const bool starting : {true, false}) {
     CAPTURE(starting);
-    bio::TriangleAttention module(bio::TriangleAttentionOptions{cz, ch, H, 0, 9}, starting);
+    bio::TriangleAttention module(bio::TriangleAttentionOptions{{ch, H, 0, 9}, cz}, starting);
     randomize_parameters(module, 41);
     const Tensor z = attend::testing::random_tensor({N, N, cz}, 3);
-    Tensor weights;
-    const Tensor with = module.forward(Var(z), &weights).value();
-    CHECK(bitwise_equal(with, module.forward(Var(z)).value()));
+    const Tensor weights = weights_read_without_change([&](Tensor* out) { return module.forward(Var(z), out).value(); });
     REQUIRE(weights.shape() == (Shape{N, H, N, N}));
     const std::map<std::string, Tensor> p = values_of(module);
     const Vec want = reference_triangle_weights(to_vec(z), N, cz, H, ch, starting, Params{&p, ""});
@@ -193,12 +218,9 @@ TEST_CASE("triangle attention weights match AF2 Alg. 13 and 14's softmax, and re
 }
 
 TEST_CASE("contact model triangle maps: one [W, W] map per block, node and head, rows summing to 1", "[bio]") {
-  const testing::ScopedThreads one_thread(1);
-  const bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 6);
-  bio::ContactModel model(tiny_options(2));
-  randomize_parameters(model, 71);
-  model.eval();
-  const bio::ContactModelInput in = bio::whole_family_input(model, fam.features);
+  TinyModelOnFamily setup(2, 71);
+  bio::ContactModel& model = setup.model;
+  const bio::ContactModelInput in = bio::whole_family_input(model, setup.fam.features);
   const int64_t W = in.msa.dim(1), H = model.options().block.n_heads_pair;
   const Tensor maps = model.triangle_attention_maps(in);  // [2, 2, H, W, W]
   REQUIRE(maps.shape() == (Shape{2, 2, H, W, W}));
@@ -218,11 +240,9 @@ TEST_CASE("contact model triangle maps: one [W, W] map per block, node and head,
 }
 
 TEST_CASE("contact model row-attention maps: block 0's row attention at the embedding, averaged over rows", "[bio]") {
-  const testing::ScopedThreads one_thread(1);
-  const bio::TrainingFamily fam = attend::testing::synthetic_family(8, 5, 6);
-  bio::ContactModel model(tiny_options(2));
-  randomize_parameters(model, 70);
-  model.eval();
+  TinyModelOnFamily setup(2, 70);
+  bio::ContactModel& model = setup.model;
+  const bio::TrainingFamily& fam = setup.fam;
   Rng rng(0);
   const bio::ContactModelInput in = bio::make_model_input(fam.features, 0, 8, bio::sample_rows(5, 3, rng));
   const Tensor maps = model.msa_row_attention_maps(in);
@@ -285,12 +305,8 @@ TEST_CASE("head maps are bit-identical for 1 and 2 threads", "[bio]") {
     bio::ContactModel model(tiny_options(1));
     randomize_parameters(model, 3);
     model.eval();
-    bio::FactoredOptions options;
-    options.n_heads = 2;
-    options.c_hidden = 4;
-    options.optimizer.max_iterations = 3;
     return std::make_pair(bio::evoformer_head_maps(model, bio::whole_family_input(model, fam.features)).scores,
-                          bio::factored_head_maps(bio::predict_contacts_factored(a, options), a.length).scores);
+                          bio::factored_head_maps(bio::predict_contacts_factored(a, small_factored(2, 3)), a.length).scores);
   };
   const auto one = run(1);
   const auto two = run(2);

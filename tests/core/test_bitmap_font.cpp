@@ -1,6 +1,7 @@
-// The 5 x 7 bitmap font of the pictures' text (bitmap_font.hpp).
+// The 5 x 7 bitmap font (with 2 rows of descenders) of the pictures' text (bitmap_font.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bitset>
 #include <set>
 #include <string>
@@ -17,7 +18,7 @@ const std::string kDrawable = " .-%/0123456789abcdefghijklmnopqrstuvwxyz";
 
 std::vector<uint8_t> glyph(char c) {
   const uint8_t* rows = glyph_rows(c);
-  return {rows, rows + kGlyphHeight};
+  return {rows, rows + kGlyphRows};
 }
 
 int64_t set_pixels(const RgbImage& image) {
@@ -36,11 +37,25 @@ TEST_CASE("the bitmap font has a distinct glyph for every character it draws", "
     const std::vector<uint8_t> rows = glyph(c);
     for (const uint8_t r : rows) CHECK(r < (1 << kGlyphWidth));
     CHECK(seen.insert(rows).second);
-    if (c != ' ') CHECK(rows != std::vector<uint8_t>(kGlyphHeight, 0));
+    if (c != ' ') CHECK(rows != std::vector<uint8_t>(kGlyphRows, 0));
   }
   CHECK(glyph('E') == glyph('e'));  // uppercase is drawn as lowercase
   for (const char c : std::string("@#_:,+\x80")) CHECK_FALSE(has_glyph(c));
   CHECK_THROWS_AS(glyph_rows('@'), Error);
+}
+
+TEST_CASE("the letters with descenders reach below the baseline, and no other glyph does", "[core]") {
+  for (const char c : kDrawable) {
+    INFO(c);
+    const std::vector<uint8_t> rows = glyph(c);
+    const bool below = std::any_of(rows.begin() + kGlyphHeight, rows.end(), [](uint8_t r) { return r != 0; });
+    CHECK(below == (std::string("gjpqy").find(c) != std::string::npos));
+    if (below) CHECK(rows[kGlyphHeight - 1] != 0);  // the stem or bowl meets the tail at the baseline
+  }
+  // A 'p' drawn at (0, 0) sets a pixel in the last row, its stem's foot.
+  RgbImage image(6, kGlyphRows, 255, 255, 255);
+  draw_text(image, 0, 0, "p", 0, 0, 0);
+  CHECK(image.pixels[static_cast<std::size_t>((kGlyphRows - 1) * 6 * 3)] == 0);
 }
 
 TEST_CASE("draw_text sets each glyph's pixels, scaled, advancing six columns a character", "[core]") {

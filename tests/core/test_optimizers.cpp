@@ -230,10 +230,11 @@ TEST_CASE("optimizers are built from their config", "[core]") {
   CHECK_THROWS_AS(make_optimizer("sgd", Json{{"lr", "fast"}}), InputError);
   CHECK_THROWS_AS(Sgd(SgdOptions{0.1, 0.0, true}), InputError);
   // Found by scripts/fuzz_inputs.py: option values out of range in a model file are bad input.
-  CHECK_THROWS_WITH(make_optimizer("adam", Json{{"lr", -1.0}}), Catch::Contains("adam: option 'lr' must be >= 0, got '-1.0'"));
+  CHECK_THROWS_WITH(make_optimizer("adam", Json{{"lr", -1.0}}), Catch::Contains("adam: option 'lr' must be > 0, got '-1.0'"));
+  CHECK_THROWS_WITH(make_optimizer("sgd", Json{{"lr", 0}}), Catch::Contains("sgd: option 'lr' must be > 0, got '0'"));
   // Options built in code are checked against the same ranges.
   CHECK_THROWS_WITH(Adam(AdamOptions{0.1, 1.0}), "adam: option 'beta1' must be [0, 1), got 1");
-  CHECK_THROWS_WITH(Sgd(SgdOptions{-0.5}), "sgd: option 'lr' must be >= 0, got -0.5");
+  CHECK_THROWS_WITH(Sgd(SgdOptions{-0.5}), "sgd: option 'lr' must be > 0, got -0.5");
   CHECK_THROWS_AS(make_optimizer("adamw", Json{{"beta2", 1.0}}), InputError);
   CHECK_THROWS_AS(make_optimizer("sgd", Json{{"momentum", 1e308}}), InputError);
 }

@@ -41,22 +41,35 @@ NodeModelSpec small_gcn() {
                                   "test");
 }
 
+/// The setup of the saved-model cases: a registry of the graph layers, and a temporary folder
+/// holding `d` as graph.h5 (in `layout`) and model.h5, a model of `spec` trained on it.
+struct SavedModel {
+  Registry registry;
+  TempDir tmp;
+  NodeRunResult run;
+  SavedModel(const NodeDataset& d, const NodeModelSpec& spec, GraphFileOptions layout = {}) {
+    register_graph_layers(registry);
+    save_node_dataset(graph(), d, layout);
+    NodeRunOptions o;
+    o.progress.mode = ProgressMode::kSilent;
+    o.save_path = model();
+    run = train_node_classifier(prepare_node_data(d, spec.normalize_features), spec, registry, o);
+  }
+  std::string graph() const { return tmp.file("graph.h5"); }
+  std::string model() const { return tmp.file("model.h5"); }
+};
+
 }  // namespace
 
 TEST_CASE("a saved model applied to the dataset on disk gives the trained model's logits and scores", "[graph]") {
-  Registry registry;
-  register_graph_layers(registry);
-  TempDir tmp;
   const NodeDataset d = three_class_dataset();
-  save_node_dataset(tmp.file("graph.h5"), d);
-  const PreparedNodeData data = prepare_node_data(d, false);
-  NodeRunOptions o;
-  o.progress.mode = ProgressMode::kSilent;
-  o.save_path = tmp.file("model.h5");
-  const NodeRunResult run = train_node_classifier(data, small_gcn(), registry, o);
+  const SavedModel saved(d, small_gcn());
+  const Registry& registry = saved.registry;
+  const TempDir& tmp = saved.tmp;
+  const NodeRunResult& run = saved.run;
 
-  TrainedNodeModel m = load_trained_node_model(tmp.file("graph.h5"), tmp.file("model.h5"), registry);
-  CHECK(m.checkpoint == tmp.file("model.h5"));
+  TrainedNodeModel m = load_trained_node_model(saved.graph(), saved.model(), registry);
+  CHECK(m.checkpoint == saved.model());
   const Tensor logits = class_logits(m);  // [30, 3]
   REQUIRE(logits.shape() == Shape{30, 3});
   const std::vector<SplitScore> scores = score_splits(logits, m.data.dataset);
@@ -126,17 +139,11 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 TEST_CASE("a saved model with its features out of core gives the in-memory logits bit for bit", "[graph][io]") {
-  Registry registry;
-  register_graph_layers(registry);
-  TempDir tmp;
-  const NodeDataset d = wide_feature_dataset(4);
-  save_node_dataset(tmp.file("graph.h5"), d, {FeatureLayout::kDense, 16, false});
   NodeModelSpec spec = small_gcn();
   spec.normalize_features = true;
-  NodeRunOptions o;
-  o.progress.mode = ProgressMode::kSilent;
-  o.save_path = tmp.file("model.h5");
-  train_node_classifier(prepare_node_data(d, true), spec, registry, o);
+  const SavedModel saved(wide_feature_dataset(4), spec, {FeatureLayout::kDense, 16, false});
+  const Registry& registry = saved.registry;
+  const TempDir& tmp = saved.tmp;
 
   TrainedNodeModel in_memory = load_trained_node_model(tmp.file("graph.h5"), tmp.file("model.h5"), registry);
   TrainedNodeModel out_of_core =

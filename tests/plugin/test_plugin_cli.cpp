@@ -55,6 +55,29 @@ TEST_CASE("attend --plugin loads plugins and layers shows their origin", "[plugi
   CHECK(origin_of(r.out, "gat") == "built-in");
 }
 
+TEST_CASE("gated_gat's options are gat's option list but residual, documented and checked alike", "[plugin]") {
+  const Result gat = run({"layers", "--options", "gat"});
+  const Result gated = run({"--plugin", ATTEND_GATED_GAT_PLUGIN, "layers", "--options", "gated_gat"});
+  INFO(gated.err);
+  REQUIRE(gated.code == 0);
+  REQUIRE(gat.code == 0);
+  // Every row of gat's table but residual's is in gated_gat's (input_dropout with its own meaning).
+  std::istringstream rows(gat.out);
+  int shared = 0;
+  for (std::string row; std::getline(rows, row);) {
+    if (row.rfind("| `residual`", 0) == 0) {
+      CHECK(gated.out.find(row) == std::string::npos);
+    } else if (row.rfind("| `input_dropout`", 0) == 0) {
+      CHECK(gated.out.find("| `input_dropout` | number | 0.0 | [0, 1) |") != std::string::npos);
+    } else {
+      CHECK(gated.out.find(row + "\n") != std::string::npos);
+      ++shared;
+    }
+  }
+  CHECK(shared > 10);
+  CHECK(gated.out.find("residual") == std::string::npos);
+}
+
 TEST_CASE("ATTEND_PLUGIN_PATH loads every plugin of its directories, once", "[plugin]") {
   const std::string dir = fs::path(ATTEND_AGNN_PLUGIN).parent_path().string();
   ScopedEnv env("ATTEND_PLUGIN_PATH", "/nonexistent/attend:" + dir);

@@ -22,6 +22,22 @@ def test_graph_from_arrays_keeps_what_it_was_given():
     assert "4 nodes" in repr(g)
 
 
+def test_to_numpy_gives_the_arrays_a_graph_is_built_from(data_dir):
+    typed = attend.Graph(np.array([[0, 1, 2], [1, 2, 0]]), y=np.array([0, 1, -1, 1]), train=np.array([0, 3]),
+                         edge_type=np.array([1, 0, 1]), num_nodes=4, directed=True)
+    arrays = typed.to_numpy()
+    np.testing.assert_array_equal(arrays["edge_type"], [1, 0, 1])
+    assert arrays["num_nodes"] == 4 and arrays["directed"] is True and arrays["edge_attr"] is None
+    for graph in (typed, attend.load_graph(os.path.join(data_dir, "graphs", "cora"))):
+        again = attend.Graph(**graph.to_numpy())
+        for name, value in graph.to_numpy().items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(getattr(again, name), value, err_msg=name)
+        assert (again.num_nodes, again.num_edges, again.num_classes) == (graph.num_nodes, graph.num_edges,
+                                                                          graph.num_classes)
+    assert attend.Graph(np.array([[0], [1]])).edge_type is None
+
+
 def test_graph_input_errors_are_value_errors_with_one_line():
     with pytest.raises(ValueError, match=r"edge_index must have shape \[2, E\]"):
         attend.Graph(np.zeros((3, 2), dtype=np.int64))

@@ -10,11 +10,10 @@
 // autodiff tape gives its backward: a plugin layer needs no backward of its own.
 #include <memory>
 
-#include <attend/core/error.hpp>
 #include <attend/core/init.hpp>
 #include <attend/core/ops/activation.hpp>
 #include <attend/core/ops/elementwise.hpp>
-#include <attend/core/options_json.hpp>
+#include <attend/core/option_list.hpp>
 #include <attend/core/plugin.hpp>
 #include <attend/core/random.hpp>
 #include <attend/core/registry.hpp>
@@ -27,30 +26,26 @@ using attend::Json;
 using attend::Var;
 using attend::graph::GatOptions;
 
-/// The options: every option of "gat" except `residual` (the skip path is the residual).
-/// `input_dropout` drops input features once, for the attention and both projections.
+/// The options: those of "gat" (its option list, with its ranges and meanings) but
+/// `residual`, since the gated skip path is the residual, and the gat layer's own
+/// `input_dropout`: this layer drops input features once, for the attention and both
+/// projections.
 struct GatedGatOptions {
   GatOptions gat;
   float input_dropout = 0.0f;
 
-  static GatedGatOptions from_json(const Json& config) {
-    if (config.is_object() && config.contains("residual")) {
-      throw attend::InputError("gated_gat: no option 'residual' (the gated skip path is the residual)");
-    }
-    GatedGatOptions o;
-    o.input_dropout = attend::option_or(config, "input_dropout", 0.0f, "gated_gat");
-    Json inner = config.is_object() ? config : Json::object();
-    inner["input_dropout"] = 0.0f;
-    o.gat = GatOptions::from_json(inner);  // checks every other key and value
-    return o;
+  static const attend::OptionList<GatedGatOptions>& option_list() {
+    using O = GatedGatOptions;
+    static const attend::OptionList<O> list =
+        attend::OptionList<O>("gated_gat")
+            .include(&O::gat, GatOptions::option_list(), {"residual", "input_dropout"})
+            .add("input_dropout", &O::input_dropout,
+                 "dropout on the input features, once for the attention and both projections (training)",
+                 attend::OptionRange::fraction());
+    return list;
   }
-
-  Json to_json() const {
-    Json j = gat.to_json();
-    j.erase("residual");
-    j["input_dropout"] = input_dropout;
-    return j;
-  }
+  static GatedGatOptions from_json(const Json& config) { return option_list().from_json(config); }
+  Json to_json() const { return option_list().to_json(*this); }
 };
 
 /// Parameters: the GAT layer's (as child "gat"), gate_weight [in, out], gate_bias [out]
@@ -92,6 +87,7 @@ void register_layers(attend::Registry& registry) {
   registry.add("gated_gat", [](const Json& config) -> std::unique_ptr<attend::Module> {
     return std::make_unique<GatedGatConv>(GatedGatOptions::from_json(config));
   });
+  registry.document("gated_gat", GatedGatOptions::option_list().docs());  // attend layers --options gated_gat
 }
 
 }  // namespace gated_gat

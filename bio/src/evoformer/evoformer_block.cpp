@@ -39,9 +39,9 @@ const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
 EvoformerBlock::EvoformerBlock(EvoformerBlockOptions o) : options_(o) {
   Rng rng(o.seed);
   msa_row_ = &add_child("msa_row_attention", std::make_unique<MsaRowAttention>(MsaRowAttentionOptions{
-                                                 o.c_m, o.c_z, o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}));
+                                                 {o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}, o.c_m, o.c_z}));
   msa_col_ = &add_child("msa_column_attention", std::make_unique<MsaColumnAttention>(MsaColumnAttentionOptions{
-                                                    o.c_m, o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}));
+                                                    {o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}, o.c_m}));
   msa_transition_ = &add_child("msa_transition",
                                std::make_unique<MsaTransition>(MsaTransitionOptions{o.c_m, o.transition_n, rng.split()}));
   outer_product_mean_ = &add_child("outer_product_mean", std::make_unique<OuterProductMean>(OuterProductMeanOptions{
@@ -51,12 +51,12 @@ EvoformerBlock::EvoformerBlock(EvoformerBlockOptions o) : options_(o) {
   tri_mul_in_ = &add_child("tri_mul_in", std::make_unique<TriangleMultiplication>(
                                              TriangleMultiplicationOptions{o.c_z, o.c_hidden_mul, rng.split()}, false));
   tri_att_start_ = &add_child("tri_att_start", std::make_unique<TriangleAttention>(
-                                                   TriangleAttentionOptions{o.c_z, o.c_hidden_pair_att, o.n_heads_pair,
-                                                                            o.chunk_size, rng.split()},
+                                                   TriangleAttentionOptions{{o.c_hidden_pair_att, o.n_heads_pair,
+                                                                             o.chunk_size, rng.split()}, o.c_z},
                                                    true));
   tri_att_end_ = &add_child("tri_att_end", std::make_unique<TriangleAttention>(
-                                               TriangleAttentionOptions{o.c_z, o.c_hidden_pair_att, o.n_heads_pair,
-                                                                        o.chunk_size, rng.split()},
+                                               TriangleAttentionOptions{{o.c_hidden_pair_att, o.n_heads_pair,
+                                                                         o.chunk_size, rng.split()}, o.c_z},
                                                false));
   pair_transition_ = &add_child("pair_transition",
                                 std::make_unique<PairTransition>(PairTransitionOptions{o.c_z, o.transition_n, rng.split()}));

@@ -13,11 +13,7 @@ const OptionList<MsaColumnAttentionOptions>& MsaColumnAttentionOptions::option_l
   static const OptionList<O> list =
       OptionList<O>("msa_column_attention")
           .required("c_m", &O::c_m, "MSA channels", OptionRange::positive())
-          .add("c_hidden", &O::c_hidden, "channels per head", OptionRange::positive())
-          .add("n_heads", &O::n_heads, "attention heads", OptionRange::positive())
-          .add("chunk_size", &O::chunk_size, "query rows per dense-attention work item; 0: automatic",
-               OptionRange::at_least(0.0))
-          .add("seed", &O::seed, "seeds the initialisation");
+          .include(EvoformerAttentionOptions<8>::option_list());
   return list;
 }
 

@@ -15,11 +15,7 @@ const OptionList<MsaRowAttentionOptions>& MsaRowAttentionOptions::option_list() 
       OptionList<O>("msa_row_attention")
           .required("c_m", &O::c_m, "MSA channels", OptionRange::positive())
           .required("c_z", &O::c_z, "pair channels", OptionRange::positive())
-          .add("c_hidden", &O::c_hidden, "channels per head", OptionRange::positive())
-          .add("n_heads", &O::n_heads, "attention heads", OptionRange::positive())
-          .add("chunk_size", &O::chunk_size, "query rows per dense-attention work item; 0: automatic",
-               OptionRange::at_least(0.0))
-          .add("seed", &O::seed, "seeds the initialisation");
+          .include(EvoformerAttentionOptions<8>::option_list());
   return list;
 }
 

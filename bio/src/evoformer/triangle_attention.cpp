@@ -14,11 +14,7 @@ const OptionList<TriangleAttentionOptions>& TriangleAttentionOptions::option_lis
   const auto make = [](const char* owner) {
     return OptionList<O>(owner)
         .required("c_z", &O::c_z, "pair channels", OptionRange::positive())
-        .add("c_hidden", &O::c_hidden, "channels per head", OptionRange::positive())
-        .add("n_heads", &O::n_heads, "attention heads", OptionRange::positive())
-        .add("chunk_size", &O::chunk_size, "query rows per dense-attention work item; 0: automatic",
-             OptionRange::at_least(0.0))
-        .add("seed", &O::seed, "seeds the initialisation");
+        .include(EvoformerAttentionOptions<4>::option_list());
   };
   static const OptionList<O> first = make("triangle_attention_starting_node");
   static const OptionList<O> second = make("triangle_attention_ending_node");

@@ -18,14 +18,17 @@ ReadProgress::~ReadProgress() { innermost = previous_; }
 const ReadProgress* ReadProgress::active() { return innermost; }
 
 FileReadProgress::FileReadProgress(const std::string& path) {
-  const ReadProgress* reporting = ReadProgress::active();
-  if (reporting == nullptr) return;
+  if (ReadProgress::active() == nullptr) return;
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
-  if (error || static_cast<int64_t>(size) < reporting->min_bytes()) return;
-  total_mib_ = static_cast<int64_t>((size + (1 << 20) - 1) >> 20);
-  line_ = std::make_unique<ProgressLine>("reading " + std::filesystem::path(path).filename().string() + " (MiB)",
-                                         total_mib_, reporting->options());
+  if (!error) *this = FileReadProgress(std::filesystem::path(path).filename().string(), static_cast<int64_t>(size));
+}
+
+FileReadProgress::FileReadProgress(const std::string& name, int64_t stored_bytes) {
+  const ReadProgress* reporting = ReadProgress::active();
+  if (reporting == nullptr || stored_bytes < reporting->min_bytes()) return;
+  total_mib_ = (stored_bytes + (1 << 20) - 1) >> 20;
+  line_ = std::make_unique<ProgressLine>("reading " + name + " (MiB)", total_mib_, reporting->options());
 }
 
 void FileReadProgress::read_to(int64_t bytes) {

@@ -5,9 +5,11 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "attend/core/error.hpp"
 #include "attend/core/io/input_path.hpp"
+#include "attend/core/io/read_progress.hpp"
 #include "attend/core/memory_budget.hpp"
 #include "attend/core/quoted_input.hpp"
 
@@ -18,6 +20,8 @@ namespace {
 constexpr uint32_t kEndOfDirectory = 0x06054b50, kZip64Locator = 0x07064b50, kZip64End = 0x06064b50;
 constexpr uint32_t kDirectoryEntry = 0x02014b50, kLocalHeader = 0x04034b50;
 constexpr std::size_t kEndRecordBytes = 22, kMaxComment = 65535;
+constexpr uint64_t kPieceBytes = uint64_t{1} << 20;  ///< a member's stored bytes are read in pieces of this size (a MiB: a progress step)
+namespace fs = std::filesystem;
 
 uint64_t le(const std::string& b, std::size_t at, int size) {
   uint64_t v = 0;
@@ -121,10 +125,14 @@ bool ZipArchive::contains(const std::string& name) const {
   return std::any_of(members_.begin(), members_.end(), [&](const Member& m) { return m.name == name; });
 }
 
-std::string ZipArchive::read_at(uint64_t offset, uint64_t size) {
+void ZipArchive::require_within(uint64_t offset, uint64_t size) const {
   if (offset > file_size_ || size > file_size_ - offset) {
     throw InputError(path_, 0, "not a valid zip archive: data at byte " + std::to_string(offset) + " runs past the end");
   }
+}
+
+std::string ZipArchive::read_at(uint64_t offset, uint64_t size) {
+  require_within(offset, size);
   std::string bytes(static_cast<std::size_t>(size), '\0');
   in_.clear();
   in_.seekg(static_cast<std::streamoff>(offset));
@@ -146,24 +154,35 @@ std::string ZipArchive::read(const std::string& name) {
   } catch (const InputError& e) {
     throw InputError(path_, 0, e.what());
   }
-  const std::string packed = read_at(data_at, m.compressed_size);
+  // The stored bytes are read in pieces, each counted on the progress line of a large member
+  // (read_progress.hpp) and, for a deflated member, inflated as it arrives.
+  require_within(data_at, m.compressed_size);
+  FileReadProgress progress(fs::path(path_).filename().string() + ":" + name, static_cast<int64_t>(m.compressed_size));
+  uint64_t fed = 0;
+  const auto next_piece = [&] {
+    const uint64_t size = std::min<uint64_t>(m.compressed_size - fed, kPieceBytes);
+    std::string piece = read_at(data_at + fed, size);
+    fed += size;
+    progress.read_to(static_cast<int64_t>(fed));
+    return piece;
+  };
   std::string out;
   if (m.method == 0) {
     if (m.compressed_size != m.size) fail("stored with two different sizes");
-    out = packed;
+    out.reserve(static_cast<std::size_t>(m.size));
+    while (fed < m.compressed_size) out += next_piece();
   } else {
     // Inflate in steps, never past the declared size: a member that claims a huge size
     // allocates only what its data really inflates to.
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("cannot start inflating");
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+    std::string piece;
     int status = Z_OK;
-    uint64_t fed = 0;
     while (status == Z_OK) {
-      if (z.avail_in == 0 && fed < packed.size()) {
-        const auto chunk = static_cast<uInt>(std::min<uint64_t>(packed.size() - fed, uint64_t{1} << 30));
-        z.avail_in = chunk;
-        fed += chunk;
+      if (z.avail_in == 0 && fed < m.compressed_size) {
+        piece = next_piece();
+        z.next_in = reinterpret_cast<Bytef*>(piece.data());
+        z.avail_in = static_cast<uInt>(piece.size());
       }
       const uint64_t room = std::min<uint64_t>(m.size - out.size(), uint64_t{64} << 20) + 1;  // +1: see a longer member
       const std::size_t before = out.size();
@@ -173,7 +192,7 @@ std::string ZipArchive::read(const std::string& name) {
       status = inflate(&z, Z_NO_FLUSH);
       out.resize(before + static_cast<std::size_t>(room - z.avail_out));
       if (out.size() > m.size) break;
-      if (status == Z_BUF_ERROR && z.avail_in == 0 && fed == packed.size()) break;
+      if (status == Z_BUF_ERROR && z.avail_in == 0 && fed == m.compressed_size) break;
       if (status == Z_BUF_ERROR) status = Z_OK;
     }
     inflateEnd(&z);
@@ -181,6 +200,7 @@ std::string ZipArchive::read(const std::string& name) {
     if (status != Z_STREAM_END) fail("damaged deflate data");
     if (out.size() != m.size) fail("inflates to " + std::to_string(out.size()) + " bytes, declared " + std::to_string(m.size));
   }
+  progress.finish();
   const uLong crc = crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(out.data()), out.size());
   if (crc != m.crc) fail("CRC-32 mismatch (damaged archive)");
   return out;

@@ -2,8 +2,9 @@
 /// A 5 x 7 pixel bitmap font of attend's own, for the text of the pictures it draws (axis
 /// labels and tick values of the training curves) without a font library: the digits, the
 /// lowercase letters (uppercase letters are drawn as lowercase), space, '.', '-', '%' and
-/// '/'. Each glyph is 5 columns by 7 rows; a character advances 6 columns (one blank column
-/// between glyphs), times the scale.
+/// '/'. Each glyph is 5 columns by 7 rows down to the baseline, and 2 rows below it where the
+/// descenders of g, j, p, q and y go; a character advances 6 columns (one blank column between
+/// glyphs), times the scale.
 
 #include <cstdint>
 #include <string_view>
@@ -12,12 +13,15 @@
 
 namespace attend {
 
-inline constexpr int64_t kGlyphWidth = 5, kGlyphHeight = 7, kGlyphAdvance = 6;
+/// kGlyphHeight: the rows from the top to the baseline (digits and capitals' height);
+/// kGlyphRows: with the descender rows below it.
+inline constexpr int64_t kGlyphWidth = 5, kGlyphHeight = 7, kGlyphDescent = 2, kGlyphRows = kGlyphHeight + kGlyphDescent,
+                         kGlyphAdvance = 6;
 
 /// Whether the font has a glyph for `c` (uppercase letters count: they are drawn lowercase).
 bool has_glyph(char c);
 
-/// The glyph of `c` as 7 rows of 5 bits (bit 4 the leftmost column); a character the font
+/// The glyph of `c` as kGlyphRows (9) rows of 5 bits (bit 4 the leftmost column); a character the font
 /// lacks is an attend::Error naming it.
 const uint8_t* glyph_rows(char c);
 

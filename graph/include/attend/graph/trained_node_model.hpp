@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attend/core/tensor.hpp"
+#include "attend/graph/load_dataset.hpp"
 #include "attend/graph/node_training.hpp"
 
 namespace attend {
@@ -22,9 +23,10 @@ struct TrainedNodeModel {
 };
 
 /// Load the model in `checkpoint` (layers built through `registry`) and the dataset at
-/// `data_path` (load_node_dataset; its warnings stay in data.dataset.warnings).
+/// `data_path` with `additions` (load_node_dataset; its warnings
+/// stay in data.dataset.warnings).
 TrainedNodeModel load_trained_node_model(const std::string& data_path, const std::string& checkpoint,
-                                         const Registry& registry);
+                                         const Registry& registry, const DatasetAdditions& additions = {});
 
 /// As load_trained_node_model with the node features left in the graph file at `data_path`
 /// (an attend.graph .h5 file, else an InputError; load_graph_structure_h5): their rows are

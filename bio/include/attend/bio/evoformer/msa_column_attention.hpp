@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "attend/bio/evoformer/attention_options.hpp"
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/module.hpp"
 #include "attend/core/option_list.hpp"
@@ -14,13 +15,10 @@ class Registry;
 
 namespace attend::bio {
 
-/// The JSON config, same keys.
-struct MsaColumnAttentionOptions {
-  int64_t c_m = 0;         ///< MSA channels (required)
-  int64_t c_hidden = 32;   ///< channels per head
-  int64_t n_heads = 8;
-  int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
-  uint64_t seed = 0;       ///< seeds the initialisation
+/// The JSON config, same keys: c_hidden, n_heads (8), chunk_size and seed as every Evoformer
+/// attention (the base class), and the width below.
+struct MsaColumnAttentionOptions : EvoformerAttentionOptions<8> {
+  int64_t c_m = 0;  ///< MSA channels (required)
 
   /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options msa_column_attention`).
   static const OptionList<MsaColumnAttentionOptions>& option_list();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "attend/bio/evoformer/attention_options.hpp"
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
@@ -15,14 +16,11 @@ class Registry;
 
 namespace attend::bio {
 
-/// The JSON config, same keys.
-struct MsaRowAttentionOptions {
-  int64_t c_m = 0;         ///< MSA channels (required)
-  int64_t c_z = 0;         ///< pair channels (required)
-  int64_t c_hidden = 32;   ///< channels per head
-  int64_t n_heads = 8;
-  int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
-  uint64_t seed = 0;       ///< seeds the initialisation
+/// The JSON config, same keys: c_hidden, n_heads (8), chunk_size and seed as every Evoformer
+/// attention (the base class), and the widths below.
+struct MsaRowAttentionOptions : EvoformerAttentionOptions<8> {
+  int64_t c_m = 0;  ///< MSA channels (required)
+  int64_t c_z = 0;  ///< pair channels (required)
 
   /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options msa_row_attention`).
   static const OptionList<MsaRowAttentionOptions>& option_list();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "attend/bio/evoformer/attention_options.hpp"
 #include "attend/bio/evoformer/gated_attention.hpp"
 #include "attend/core/layers/linear.hpp"
 #include "attend/core/module.hpp"
@@ -16,13 +17,10 @@ class Registry;
 
 namespace attend::bio {
 
-/// The JSON config, same keys (the node is the registry name).
-struct TriangleAttentionOptions {
-  int64_t c_z = 0;         ///< pair channels (required)
-  int64_t c_hidden = 32;   ///< channels per head
-  int64_t n_heads = 4;
-  int64_t chunk_size = 0;  ///< query rows per dense-attention work item; 0 = automatic
-  uint64_t seed = 0;       ///< seeds the initialisation
+/// The JSON config, same keys (the node is the registry name): c_hidden, n_heads (4),
+/// chunk_size and seed as every Evoformer attention (the base class), and the width below.
+struct TriangleAttentionOptions : EvoformerAttentionOptions<4> {
+  int64_t c_z = 0;  ///< pair channels (required)
 
   /// The options declared once: keys, ranges, defaults and meanings (`attend layers --options
   /// triangle_attention_starting_node`); the two registered names differ only in the name errors give.

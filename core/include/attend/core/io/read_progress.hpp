@@ -1,7 +1,7 @@
 #pragma once
 /// Progress while large input files are read ("reading edge.csv.gz (MiB) 120/400  3.2s"):
-/// while a ReadProgress lives on a thread, every LineReader and every `.npy` read (read_npy)
-/// on that thread of a file of at least `min_bytes` draws a ProgressLine of the MiB it has
+/// while a ReadProgress lives on a thread, every LineReader, every `.npy` read (read_npy) and
+/// every `.npz` member read (ZipArchive::read) on that thread of at least `min_bytes` draws a ProgressLine of the MiB it has
 /// read of the file as stored (compressed bytes for .gz). Loaders need no code of their own: a command puts one around
 /// the loading it does (`attend convert`, `node-classify train`).
 
@@ -39,6 +39,9 @@ class ReadProgress {
 class FileReadProgress {
  public:
   explicit FileReadProgress(const std::string& path);
+  /// The same for `stored_bytes` named `name` that are not a file of their own (a member of a
+  /// `.npz` archive, "data.npz:x.npy").
+  FileReadProgress(const std::string& name, int64_t stored_bytes);
   /// `bytes` of the file as stored have been read (a new step for every whole MiB).
   void read_to(int64_t bytes);
   /// The whole file has been read: draws the last step.

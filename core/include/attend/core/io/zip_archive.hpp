@@ -21,7 +21,8 @@ class ZipArchive {
   bool contains(const std::string& name) const;
   /// The uncompressed bytes of member `name`: InputError when it is absent, declares more
   /// bytes than the memory budget (memory_budget.hpp), its data runs past the file, it
-  /// inflates to another size than declared, or fails its CRC-32.
+  /// inflates to another size than declared, or fails its CRC-32. A large member read while a
+  /// ReadProgress is active draws "reading ARCHIVE:MEMBER (MiB)" (read_progress.hpp).
   std::string read(const std::string& name);
   const std::string& path() const { return path_; }
 
@@ -32,6 +33,8 @@ class ZipArchive {
     uint32_t crc = 0;
     uint64_t compressed_size = 0, size = 0, local_offset = 0;
   };
+  /// InputError unless [offset, offset + size) lies in the file.
+  void require_within(uint64_t offset, uint64_t size) const;
   std::string read_at(uint64_t offset, uint64_t size);
 
   std::string path_;
