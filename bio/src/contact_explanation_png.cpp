@@ -62,6 +62,12 @@ void save_pair_attribution_png(const std::string& path, const ContactExplanation
       for (int64_t y = i * s; y < (i + 1) * s; ++y)
         for (int64_t px = j * s; px < (j + 1) * s; ++px) image.set(kMargin + px, top + y, r, g, b);
     }
+  for (int64_t p = -1; p <= map; ++p) {  // a grey frame around the map
+    image.set(kMargin + p, top - 1, 160, 160, 160);
+    image.set(kMargin + p, top + map, 160, 160, 160);
+    image.set(kMargin - 1, top + p, 160, 160, 160);
+    image.set(kMargin + map, top + p, 160, 160, 160);
+  }
   // The explained pair: a black square two pixels outside each of its cells.
   for (const auto& [row, column] : {std::pair{a.i, a.j}, std::pair{a.j, a.i}}) {
     const int64_t x0 = kMargin + column * s - 2, y0 = top + row * s - 2, x1 = x0 + s + 3, y1 = y0 + s + 3;

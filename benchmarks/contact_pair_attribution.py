@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""How much of a predicted contact comes from the potts scores and how much from the
+alignment, on the shipped families (issue #14, protein half).
+
+For every family of data/proteins/contact_{train,val,heldout}.txt (the 13 families shipped as
+data/proteins/features/<id>.h5), runs `attend explain contacts --method evoformer` on the
+shipped model's top long-range contact (integrated gradients on the model's MSA and pair
+inputs together, zero baseline) and prints, per family: the logit change f(x) - f(0), its
+split between the pair (potts score) input and the MSA input, the completeness gap, and
+where the pair input's attribution sits: the place of the explained pair (I, J) among all
+residue pairs by |attribution|, its share of the pair input's total, and the largest other
+pair. Whether (I, J) is a native contact comes from the family's truth file.
+
+Usage: contact_pair_attribution.py [--attend build/apps/attend] [--steps 50]
+           [--family ID ...] [--threads 1] [--json OUT] [--markdown]
+"""
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTEINS = ROOT / "data" / "proteins"
+
+
+def families():
+    """(id, alignment .h5, truth .tsv.gz) of the shipped families, in list order."""
+    out = []
+    for name in ("contact_train.txt", "contact_val.txt", "contact_heldout.txt"):
+        for line in (PROTEINS / name).read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            features, truth = line.split()
+            out.append((Path(features).stem, PROTEINS / features, PROTEINS / truth))
+    return out
+
+
+def native(truth, i, j):
+    """The truth file's contact column for the 1-based pair (i, j): 1, 0 or None (not listed)."""
+    with gzip.open(truth, "rt") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            a, b, _, contact = line.split()[:4]
+            if {int(a), int(b)} == {i, j}:
+                return int(contact)
+    return None
+
+
+def explain(attend, msa, steps, threads, workdir):
+    """The --json summary, the pair table's rows (i, j, score) and the wall seconds of one run."""
+    out = Path(workdir) / msa.stem
+    command = [attend, "--threads", str(threads), "explain", "contacts", "--msa", str(msa), "--method", "evoformer",
+               "--steps", str(steps), "--out", str(out), "--json", str(out) + ".json", "--quiet"]
+    start = time.time()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.time() - start
+    rows = []
+    for line in Path(str(out) + ".pairs.tsv").read_text().splitlines()[1:]:
+        i, j, score = line.split("\t")
+        rows.append((int(i), int(j), float(score)))
+    return json.loads(Path(str(out) + ".json").read_text()), rows, seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--attend", default=str(ROOT / "build" / "apps" / "attend"))
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--family", action="append", help="only these ids (repeatable)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", help="write every row as JSON")
+    parser.add_argument("--markdown", action="store_true")
+    args = parser.parse_args()
+
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for family, msa, truth in families():
+            if args.family and family not in args.family:
+                continue
+            summary, pairs, seconds = explain(args.attend, msa, args.steps, args.threads, workdir)
+            a = summary["attribution"]
+            i, j = a["pair"]
+            own = next(s for (p, q, s) in pairs if (p, q) == (i, j))
+            other = max((r for r in pairs if (r[0], r[1]) != (i, j)), key=lambda r: abs(r[2]))
+            change = a["logit"] - a["baseline_logit"]
+            row = {"family": family, "L": summary["L"], "pair": [i, j], "native": native(truth, i, j),
+                   "logit": a["logit"], "baseline_logit": a["baseline_logit"], "change": change,
+                   "pair_total": a["pair_total"], "msa_total": a["msa_total"],
+                   "pair_fraction": abs(a["pair_total"]) / max(1e-12, abs(a["pair_total"]) + abs(a["msa_total"])),
+                   "completeness_gap": a["completeness_gap"], "steps": a["steps"], "pair_rank": a["pair_rank"],
+                   "own_score": own, "own_share": own / a["pair_total"] if a["pair_total"] else None,
+                   "largest_other": list(other), "seconds": round(seconds, 1)}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    if args.markdown:
+        print("\n| family | L | pair (native?) | logit | logit, both inputs 0 | pair input | MSA input | pair fraction "
+              "| gap | (I, J) rank | (I, J) share of pair input | largest other pair | s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            nat = {1: "yes", 0: "no", None: "n/a"}[r["native"]]
+            oi, oj, os_ = r["largest_other"]
+            print(f"| {r['family']} | {r['L']} | {r['pair'][0]}-{r['pair'][1]} ({nat}) | {r['logit']:.4f} "
+                  f"| {r['baseline_logit']:.4f} | {r['pair_total']:.4f} | {r['msa_total']:.4f} | {r['pair_fraction']:.4f} "
+                  f"| {r['completeness_gap']:.1e} | {r['pair_rank']} | {r['own_share']:.3f} | {oi}-{oj} ({os_:.4f}) "
+                  f"| {r['seconds']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
