@@ -10,9 +10,13 @@ split between the pair (potts score) input and the MSA input, the completeness g
 where the pair input's attribution sits: the place of the explained pair (I, J) among all
 residue pairs by |attribution|, the largest other pair, and how the pair input's total splits
 between (I, J) itself, its neighbourhood (the other pairs (p, q) with |p - I| <= 2 and
-|q - J| <= 2), the other pairs that share residue I or J, and the rest. Whether (I, J) is a native contact comes from the family's truth file.
+|q - J| <= 2), the other pairs that share residue I or J, and the rest. Whether (I, J) is a
+native contact comes from the family's truth file; the potts score the model reads for it,
+standardised as contact_features.hpp does (over the off-diagonal pairs), and its place among
+all pairs i < j by that score come from the family's /scores.
 
-Usage: contact_pair_attribution.py [--attend build/apps/attend] [--steps 50] [--max-gap G]
+Usage (Debian's /usr/bin/python3, for h5py):
+       contact_pair_attribution.py [--attend build/apps/attend] [--steps 50] [--max-gap G]
            [--family ID ...] [--threads 1] [--json OUT] [--markdown]
 """
 import argparse
@@ -23,6 +27,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import h5py
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTEINS = ROOT / "data" / "proteins"
@@ -50,6 +57,17 @@ def native(truth, i, j):
             if {int(a), int(b)} == {i, j}:
                 return int(contact)
     return None
+
+
+def potts_score(msa, i, j):
+    """The standardised potts score of the 1-based pair (i, j) and its 1-based place among the
+    pairs p < q by that score (ties: (i, j) first)."""
+    with h5py.File(msa, "r") as f:
+        scores = f["scores"][()].astype(np.float64)
+    off = ~np.eye(scores.shape[0], dtype=bool)
+    z = (scores - scores[off].mean()) / scores[off].std()
+    upper = z[np.triu_indices(scores.shape[0], 1)]
+    return float(z[i - 1, j - 1]), int((upper > z[i - 1, j - 1]).sum()) + 1
 
 
 def explain(attend, msa, steps, max_gap, threads, workdir):
@@ -93,7 +111,8 @@ def main():
             total = a["pair_total"]
             other = max((r for r in pairs if (r[0], r[1]) != (i, j)), key=lambda r: abs(r[2]))
             change = a["logit"] - a["baseline_logit"]
-            row = {"family": family, "L": summary["L"], "pair": [i, j], "native": native(truth, i, j),
+            z, z_rank = potts_score(msa, i, j)
+            row = {"family": family, "L": summary["L"], "pair": [i, j], "native": native(truth, i, j), "potts_z": z, "potts_rank": z_rank,
                    "logit": a["logit"], "baseline_logit": a["baseline_logit"], "change": change,
                    "pair_total": a["pair_total"], "msa_total": a["msa_total"],
                    "pair_fraction": abs(a["pair_total"]) / max(1e-12, abs(a["pair_total"]) + abs(a["msa_total"])),
@@ -106,13 +125,14 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     if args.markdown:
-        print("\n| family | L | pair (native?) | logit | logit, both inputs 0 | pair input | MSA input | pair fraction "
+        print("\n| family | L | pair (native?) | potts z (rank) | logit | logit, both inputs 0 | pair input | MSA input | pair fraction "
               "| gap | (I, J) rank | largest other pair | pair input's share: (I, J), near, same residue, rest | s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             nat = {1: "yes", 0: "no", None: "n/a"}[r["native"]]
             oi, oj, os_ = r["largest_other"]
-            print(f"| {r['family']} | {r['L']} | {r['pair'][0]}-{r['pair'][1]} ({nat}) | {r['logit']:.4f} "
+            print(f"| {r['family']} | {r['L']} | {r['pair'][0]}-{r['pair'][1]} ({nat}) | {r['potts_z']:.1f} ({r['potts_rank']}) "
+                  f"| {r['logit']:.4f} "
                   f"| {r['baseline_logit']:.4f} | {r['pair_total']:.4f} | {r['msa_total']:.4f} | {r['pair_fraction']:.4f} "
                   f"| {r['completeness_gap']:.1e} ({r['steps']}) | {r['pair_rank']} | {oi}-{oj} ({os_:.4f}) "
                   f"| {r['own_share']:.2f}, {r['near_share']:.2f}, {r['line_share']:.2f}, {r['rest_share']:.2f} "
