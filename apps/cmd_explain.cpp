@@ -428,7 +428,8 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
     for (std::size_t k = 0; k < std::min<std::size_t>(5, ranked.size()); ++k) {
       ctx.out << "  " << ranked[k].i + 1 << "-" << ranked[k].j + 1 << " " << fixed(ranked[k].score, 4);
     }
-    ctx.out << "\nthe explained pair is number " << bio::explained_pair_rank(at) << " of " << ranked.size() << " by |attribution|\n";
+    ctx.out << "\nthe explained pair is number " << bio::explained_pair_rank(at) << " of " << ranked.size()
+            << " by |attribution|\n";
     ctx.out << "columns with the largest attributions:";
     for (const auto& [w, v] : largest_magnitudes(at.per_column, 5)) ctx.out << "  " << w + 1 << " " << x.query.at(w) << " " << fixed(v, 4);
     ctx.out << "\nsequences with the largest attributions:";
@@ -525,7 +526,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
 
   auto c = std::make_shared<ContactsArgs>();
   CLI::App* contacts = app->add_subcommand(
-      "contacts", "Score every attention head of a contact predictor as a contact map; attribute one predicted contact to the alignment and the potts scores");
+      "contacts",
+      "Score every attention head of a contact predictor as a contact map; attribute one predicted contact to the alignment "
+      "and the potts scores");
   const std::shared_ptr<CommandFiles> contacts_files = CommandFiles::of(contacts);
   c->files = contacts_files;
   contacts_files->input(contacts->add_option("--msa", c->msa,

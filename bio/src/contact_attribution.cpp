@@ -85,8 +85,9 @@ std::vector<ResiduePairAttribution> residue_pair_attributions(const ContactAttri
 }
 
 std::vector<ResiduePairAttribution> by_magnitude(std::vector<ResiduePairAttribution> pairs) {
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const ResiduePairAttribution& p, const ResiduePairAttribution& q) { return std::abs(p.score) > std::abs(q.score); });
+  std::stable_sort(pairs.begin(), pairs.end(), [](const ResiduePairAttribution& p, const ResiduePairAttribution& q) {
+    return std::abs(p.score) > std::abs(q.score);
+  });
   return pairs;
 }
 

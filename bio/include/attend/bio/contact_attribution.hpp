@@ -54,7 +54,8 @@ struct ContactAttribution {
   double pair_total = 0.0;            ///< sum of pair_attribution
   double value = 0.0;                 ///< the logit at the input
   double baseline_value = 0.0;        ///< the logit with MSA and pair features 0
-  /// msa_total + pair_total - (value - baseline_value)
+  /// msa_total + pair_total - (value - baseline_value), the totals taken before the
+  /// attributions are rounded to float
   double completeness_gap = 0.0;
 };
 
