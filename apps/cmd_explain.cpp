@@ -2,7 +2,7 @@
 // input features of each node's computation graph (graph/explain/), and score such
 // explanations for faithfulness and, on synthetic benchmarks, against the planted motifs;
 // score every attention head of a contact predictor as a contact map and attribute one
-// predicted contact to the alignment (bio/contact_explanation.hpp).
+// predicted contact to the alignment and the potts scores (bio/contact_explanation.hpp).
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -378,9 +378,10 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   if (x.precision) json["precision"] = head_precision_json(*x.precision);
   if (x.attribution) {
     const bio::ContactAttribution& at = *x.attribution;
-    json["attribution"] = {{"pair", {at.i + 1, at.j + 1}}, {"input", "msa_features"}, {"steps", at.steps}, {"rule", quadrature_name(at.rule)},
-                           {"logit", at.value}, {"baseline_logit", at.baseline_value},
-                           {"completeness_gap", at.completeness_gap}};
+    json["attribution"] = {{"pair", {at.i + 1, at.j + 1}}, {"input", {"msa_features", "pair_features"}}, {"steps", at.steps},
+                           {"rule", quadrature_name(at.rule)}, {"logit", at.value}, {"baseline_logit", at.baseline_value},
+                           {"msa_total", at.msa_total}, {"pair_total", at.pair_total},
+                           {"pair_rank", bio::explained_pair_rank(at)}, {"completeness_gap", at.completeness_gap}};
   }
   {
     OutputTransaction outputs;  // every file appears together or not at all
@@ -390,13 +391,15 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
       bio::save_column_table(a.out + ".columns.tsv", x);
       bio::save_sequence_table(a.out + ".sequences.tsv", x);
       bio::save_column_attribution_svg(a.out + ".columns.svg", x);
+      bio::save_pair_table(a.out + ".pairs.tsv", x);
+      bio::save_pair_attribution_png(a.out + ".pairs.png", x);
     }
     if (!a.json.empty()) write_json_file(a.json, json);
     outputs.commit();
   }
 
   ctx.out << x.method << ": L " << L << ", " << x.heads.names.size() << " attention heads; wrote " << a.out << ".h5, .heads.tsv"
-          << (x.attribution ? ", .columns.tsv, .sequences.tsv, .columns.svg" : "") << "\n";
+          << (x.attribution ? ", .columns.tsv, .sequences.tsv, .columns.svg, .pairs.tsv, .pairs.png" : "") << "\n";
   if (truth) {
     ctx.out << "\nhead                 long P@L/5  P@L/2  P@L    medium P@L/5  short P@L/5\n";
     const auto row = [&](const std::string& name, const bio::ContactPrecision& p) {
@@ -413,10 +416,20 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   if (x.attribution) {
     const bio::ContactAttribution& at = *x.attribution;
     const double change = at.value - at.baseline_value;
+    const double scale = std::max(1e-12, std::abs(change));
     ctx.out << "\nintegrated gradients of the contact " << at.i + 1 << "-" << at.j + 1 << " (logit " << fixed(at.value, 4)
-            << ", with MSA features 0: " << fixed(at.baseline_value, 4) << ") on the model's MSA features, " << at.steps
-            << " steps: completeness gap " << fixed(at.completeness_gap, 5) << " ("
-            << fixed(100.0 * std::abs(at.completeness_gap) / std::max(1e-12, std::abs(change)), 3) << " % of |f(x) - f(0)|)\n";
+            << ", with MSA and pair features 0: " << fixed(at.baseline_value, 4) << ") on the model's MSA and pair features, "
+            << at.steps << " steps: completeness gap " << fixed(at.completeness_gap, 5) << " ("
+            << fixed(100.0 * std::abs(at.completeness_gap) / scale, 3) << " % of |f(x) - f(0)|)\n";
+    ctx.out << "split of f(x) - f(0) = " << fixed(change, 4) << ": pair (potts score) input " << fixed(at.pair_total, 4)
+            << ", MSA input " << fixed(at.msa_total, 4) << "\n";
+    ctx.out << "residue pairs with the largest pair attributions:";
+    const std::vector<bio::ResiduePairAttribution> ranked = bio::by_magnitude(bio::residue_pair_attributions(at));
+    for (std::size_t k = 0; k < std::min<std::size_t>(5, ranked.size()); ++k) {
+      ctx.out << "  " << ranked[k].i + 1 << "-" << ranked[k].j + 1 << " " << fixed(ranked[k].score, 4);
+    }
+    ctx.out << "\nthe explained pair is number " << bio::explained_pair_rank(at) << " of " << ranked.size()
+            << " by |attribution|\n";
     ctx.out << "columns with the largest attributions:";
     for (const auto& [w, v] : largest_magnitudes(at.per_column, 5)) ctx.out << "  " << w + 1 << " " << x.query.at(w) << " " << fixed(v, 4);
     ctx.out << "\nsequences with the largest attributions:";
@@ -513,7 +526,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
 
   auto c = std::make_shared<ContactsArgs>();
   CLI::App* contacts = app->add_subcommand(
-      "contacts", "Score every attention head of a contact predictor as a contact map; attribute one predicted contact to the alignment");
+      "contacts",
+      "Score every attention head of a contact predictor as a contact map; attribute one predicted contact to the alignment "
+      "and the potts scores");
   const std::shared_ptr<CommandFiles> contacts_files = CommandFiles::of(contacts);
   c->files = contacts_files;
   contacts_files->input(contacts->add_option("--msa", c->msa,
@@ -555,9 +570,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   contacts->add_option("--seed", c->seed, "factored: seed of the initial queries and keys")->check(seed())->capture_default_str();
   contacts_files->output(contacts->add_option("--out", c->out,
                                               "Output prefix: PREFIX.h5, PREFIX.heads.tsv; evoformer also PREFIX.columns.tsv, "
-                                              "PREFIX.sequences.tsv, PREFIX.columns.svg")
+                                              "PREFIX.sequences.tsv, PREFIX.columns.svg, PREFIX.pairs.tsv, PREFIX.pairs.png")
                              ->required()->type_name("PREFIX"),
-                         {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"});
+                         {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg", ".pairs.tsv", ".pairs.png"});
   contacts_files->output(contacts->add_option("--json", c->json, "Write the per-head summary as JSON")->type_name("FILE"));
   contacts->add_flag("--quiet", c->quiet, "No progress line");
 

@@ -565,7 +565,8 @@ def verdict(rc, err, out_dir, names):
 OUTPUT_KINDS = ("out-same-path", "out-directory", "out-device", "out-concurrent", "out-killed")
 PREDICTION_SUFFIXES = (".h5", ".mat", ".rr", ".png")
 EXPLANATION_SUFFIXES = (".h5", ".edges.tsv", ".features.tsv", ".node300.svg")  # explain node --nodes 300
-CONTACT_EXPLANATION_SUFFIXES = (".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg")
+CONTACT_EXPLANATION_SUFFIXES = (".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg", ".pairs.tsv",
+                                ".pairs.png")
 
 
 def random_alignment(path, rng, length=30, rows=40):

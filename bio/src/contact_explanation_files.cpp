@@ -95,7 +95,11 @@ void save_contact_explanation(const std::string& path, const ContactExplanation&
     file.set_attr("/attribution", "value", a.value);
     file.set_attr("/attribution", "baseline_value", a.baseline_value);
     file.set_attr("/attribution", "completeness_gap", a.completeness_gap);
-    file.write_tensor("/attribution/msa_features", a.attribution);
+    file.set_attr("/attribution", "msa_total", a.msa_total);
+    file.set_attr("/attribution", "pair_total", a.pair_total);
+    file.write_tensor("/attribution/msa_features", a.msa_attribution);
+    file.write_tensor("/attribution/pair_features", a.pair_attribution);
+    file.write_tensor("/attribution/pair_map", a.pair_map);
     file.write_tensor("/attribution/per_sequence", as_tensor(a.per_sequence));
     file.write_tensor("/attribution/per_column", as_tensor(a.per_column));
     file.write_int64("/attribution/sequence_row", x.sequence_rows);
@@ -142,6 +146,14 @@ void save_sequence_table(const std::string& path, const ContactExplanation& x) {
     for (std::size_t s = 0; s < a.per_sequence.size(); ++s) {
       out << x.sequence_rows.at(s) + 1 << '\t' << x.sequence_names.at(s) << '\t' << a.per_sequence[s] << '\n';
     }
+  });
+}
+
+void save_pair_table(const std::string& path, const ContactExplanation& x) {
+  const ContactAttribution& a = attribution_of(x);
+  save_text(path, "pair table", [&](std::ostream& out) {
+    out << "i\tj\tscore\n";
+    for (const ResiduePairAttribution& p : residue_pair_attributions(a)) out << p.i + 1 << '\t' << p.j + 1 << '\t' << p.score << '\n';
   });
 }
 

@@ -90,11 +90,11 @@ ContactModel::ContactModel(ContactModelOptions o) : options_(o) {
   potts_bias_ = add_parameter("potts_bias", Tensor({1}, std::vector<float>{kInitialPottsBias}));  // [1]
 }
 
-EvoformerState ContactModel::embed(const Var& msa, const ContactModelInput& in) const {
+EvoformerState ContactModel::embed(const Var& msa, const Var& pair, const ContactModelInput& in) const {
   ATTEND_CHECK(msa.value().rank() == 3 && msa.dim(2) == kMsaFeatures,
                "contact_model: msa must be [S, W, " << kMsaFeatures << "], got " << shape_to_string(msa.shape()));
   const int64_t W = msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
-  ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && in.pair.shape() == (Shape{W, W, F}) &&
+  ATTEND_CHECK(in.target.shape() == (Shape{W, kTargetFeatures}) && pair.shape() == (Shape{W, W, F}) &&
                    static_cast<int64_t>(in.positions.size()) == W,
                "contact_model: target, pair and positions must match the MSA's " << W << " residues");
   const int64_t c_z = options_.c_z, r = options_.max_relative_position;
@@ -113,16 +113,16 @@ EvoformerState ContactModel::embed(const Var& msa, const ContactModelInput& in) 
   Var z = ops::add(ops::gather_rows(target_left_->forward(target), row_i),
                    ops::gather_rows(target_right_->forward(target), row_j));  // [W * W, c_z]
   z = ops::add(z, ops::embedding(relpos_, rel));                                // [W * W, c_z]
-  z = ops::add(ops::reshape(z, {W, W, c_z}), pair_embed_->forward(Var(in.pair)));  // [W, W, c_z]
+  z = ops::add(ops::reshape(z, {W, W, c_z}), pair_embed_->forward(pair));  // [W, W, c_z]
   return {m, z};
 }
 
 Var ContactModel::forward(const ContactModelInput& in, uint64_t seed) const {
-  return forward_from_msa(Var(in.msa), in, seed);
+  return forward_from_features(Var(in.msa), Var(in.pair), in, seed);
 }
 
-Var ContactModel::forward_from_msa(const Var& msa, const ContactModelInput& in, uint64_t seed) const {
-  const EvoformerState embedded = embed(msa, in);
+Var ContactModel::forward_from_features(const Var& msa, const Var& pair, const ContactModelInput& in, uint64_t seed) const {
+  const EvoformerState embedded = embed(msa, pair, in);
   Var m = embedded.m;  // [S, W, c_m]
   Var z = embedded.z;  // [W, W, c_z]
   const int64_t W = msa.dim(1), F = pair_feature_count(options_.neighbour_scores);
@@ -133,14 +133,14 @@ Var ContactModel::forward_from_msa(const Var& msa, const ContactModelInput& in, 
   }
   const Var sym = ops::scale(ops::add(z, ops::permute(z, {1, 0, 2})), 0.5f);  // [W, W, c_z]
   // The skip path pair . w_p + b (the score, or a 3 x 3 filter of the map), plus the head.
-  const Var skip = ops::linear(Var(in.pair), ops::reshape(potts_weight_, {F, 1}), potts_bias_);  // [W, W, 1]
+  const Var skip = ops::linear(pair, ops::reshape(potts_weight_, {F, 1}), potts_bias_);  // [W, W, 1]
   return ops::reshape(ops::add(skip, head_->forward(head_norm_->forward(sym))), {W, W});  // [W, W]
 }
 
 Tensor ContactModel::msa_row_attention_maps(const ContactModelInput& in) const {
   NoGradGuard no_grad;
   ATTEND_CHECK(!is_training(), "msa_row_attention_maps needs the model in evaluation mode");
-  EvoformerState state = embed(Var(in.msa), in);
+  EvoformerState state = embed(Var(in.msa), Var(in.pair), in);
   const int64_t S = in.msa.dim(0), W = in.msa.dim(1), H = options_.block.n_heads_msa;
   const auto blocks = static_cast<int64_t>(blocks_.size());
   Tensor maps({blocks, H, W, W});  // [blocks, H, W, W]
@@ -163,7 +163,7 @@ Tensor ContactModel::msa_row_attention_maps(const ContactModelInput& in) const {
 Tensor ContactModel::triangle_attention_maps(const ContactModelInput& in) const {
   NoGradGuard no_grad;
   ATTEND_CHECK(!is_training(), "triangle_attention_maps needs the model in evaluation mode");
-  EvoformerState state = embed(Var(in.msa), in);
+  EvoformerState state = embed(Var(in.msa), Var(in.pair), in);
   const int64_t W = in.msa.dim(1), H = options_.block.n_heads_pair;
   const auto blocks = static_cast<int64_t>(blocks_.size());
   const int64_t per_node = H * W * W;

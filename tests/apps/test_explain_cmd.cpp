@@ -83,7 +83,7 @@ TEST_CASE("explain contacts --method factored scores every head and writes the h
   CHECK(json["heads"][0]["precision"].contains("long_P@L/5"));
 }
 
-TEST_CASE("explain contacts --method evoformer attributes a contact to columns and sequences, the same for 1 and 2 threads", "[apps]") {
+TEST_CASE("explain contacts --method evoformer attributes a contact to columns, sequences and residue pairs, the same for 1 and 2 threads", "[apps]") {
   TinyFamily t;
   const testing::ScopedThreads restore(num_threads());  // the runs use --threads
   auto explain = [&](const std::string& threads, const std::string& name) {
@@ -96,7 +96,9 @@ TEST_CASE("explain contacts --method evoformer attributes a contact to columns a
   const Result one = explain("1", "e1");
   CHECK(one.out.find("integrated gradients of the contact 1-28") != std::string::npos);
   CHECK(one.out.find("completeness gap") != std::string::npos);
-  for (const char* suffix : {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
+  CHECK(one.out.find("split of f(x) - f(0)") != std::string::npos);
+  CHECK(one.out.find("the explained pair is number ") != std::string::npos);
+  for (const char* suffix : {".h5", ".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg", ".pairs.tsv", ".pairs.png"}) {
     CHECK(std::filesystem::is_regular_file(t.tmp.file(std::string("e1") + suffix)));
   }
   const std::string columns = testing::read_text_file(t.tmp.file("e1.columns.tsv"));
@@ -106,14 +108,26 @@ TEST_CASE("explain contacts --method evoformer attributes a contact to columns a
   const std::string picture = testing::read_text_file(t.tmp.file("e1.columns.svg"));
   CHECK(picture.rfind("<svg", 0) == 0);
   CHECK(picture.find("contact 1-28") != std::string::npos);
+  const std::string pairs = testing::read_text_file(t.tmp.file("e1.pairs.tsv"));
+  CHECK(pairs.rfind("i\tj\tscore\n1\t1\t", 0) == 0);
+  CHECK(lines(pairs) == 1 + 30 * 31 / 2);  // header, every pair i <= j
+  CHECK(testing::read_text_file(t.tmp.file("e1.pairs.png")).rfind("\x89PNG", 0) == 0);
   const Hdf5File file = Hdf5File::open(t.tmp.file("e1.h5"));
   CHECK(file.read_int64("/attribution/pair") == std::vector<int64_t>{0, 27});
   CHECK(file.read_tensor("/attribution/per_column").shape() == (Shape{30}));
   CHECK(file.read_strings("/heads/name").front() == "block 0 head 0");
   CHECK(file.get_attr_string("/attribution", "rule") == "midpoint");
+  const Tensor pair_features = file.read_tensor("/attribution/pair_features");
+  CHECK(pair_features.dim(0) == 30);
+  CHECK(pair_features.dim(1) == 30);
+  const Tensor pair_map = file.read_tensor("/attribution/pair_map");
+  REQUIRE(pair_map.shape() == (Shape{30, 30}));
+  double map_total = 0.0;
+  for (int64_t e = 0; e < pair_map.numel(); ++e) map_total += pair_map[e];
+  CHECK(map_total == Approx(file.get_attr_double("/attribution", "pair_total")).margin(1e-4));
 
   explain("2", "e2");
-  for (const char* suffix : {".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg"}) {
+  for (const char* suffix : {".heads.tsv", ".columns.tsv", ".sequences.tsv", ".columns.svg", ".pairs.tsv", ".pairs.png"}) {
     CHECK(testing::read_text_file(t.tmp.file(std::string("e2") + suffix)) == testing::read_text_file(t.tmp.file(std::string("e1") + suffix)));
   }
 
@@ -125,6 +139,7 @@ TEST_CASE("explain contacts --method evoformer attributes a contact to columns a
   CHECK(heads.out.find("integrated gradients") == std::string::npos);
   CHECK(testing::read_text_file(t.tmp.file("h.heads.tsv")) == testing::read_text_file(t.tmp.file("e1.heads.tsv")));
   CHECK_FALSE(std::filesystem::exists(t.tmp.file("h.columns.svg")));
+  CHECK_FALSE(std::filesystem::exists(t.tmp.file("h.pairs.tsv")));
   CHECK_FALSE(Hdf5File::open(t.tmp.file("h.h5")).exists("/attribution"));
 }
 
@@ -141,6 +156,7 @@ TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no
   };
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {with({"--pair", "1,31"}), "1..30"},
+      {with({"--pair", "0,5"}), "1..30"},
       {with({"--pair", "4,4"}), "two different columns"},
       {with({"--pair", "1;2"}), "expected two 1-based columns"},
       {with({"--pair", "1,2x"}), "expected two 1-based columns"},
@@ -154,6 +170,7 @@ TEST_CASE("explain contacts refuses bad input in one line, exit 2, and leaves no
       {with({"--model", t.truth}), "t.tsv"},
       {with({"--truth", t.tmp.file("none.tsv")}), "none.tsv"},
       {with({"--json", out + ".columns.svg"}), "--out"},
+      {with({"--json", out + ".pairs.png"}), "--out"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = run(args);

@@ -40,6 +40,9 @@ with h5py.File(sys.argv[1], "r") as f:
     expect(int(a.attrs["steps"]) == 50 and a.attrs["rule"] == "gauss-legendre" and a.attrs["value"] == 1.5 and a.attrs["baseline_value"] == -0.5, "steps, values")
     expect(np.isclose(a.attrs["completeness_gap"], 0.001), "gap")
     expect(a["msa_features"].shape == (2, L, 42) and a["msa_features"][1, 3, 41] == 0.25, "msa features")
+    expect(a["pair_features"].shape == (L, L, 4) and a["pair_features"][0, 29, 2] == 1.75, "pair features")
+    expect(a["pair_map"].shape == (L, L) and a["pair_map"][0, 29] == 1.75 and a["pair_map"][29, 0] == 0, "pair map")
+    expect(a.attrs["msa_total"] == 0.25 and a.attrs["pair_total"] == 1.75, "totals")
     expect(np.allclose(a["per_sequence"][()], [1.25, 0.75]), "per sequence")
     expect(a["per_column"].shape == (L,) and a["per_column"][3] == 0.25, "per column")
     expect(list(a["sequence_row"][()]) == [0, 17], "rows")
@@ -84,8 +87,14 @@ int main() {
     a.value = 1.5;
     a.baseline_value = -0.5;
     a.completeness_gap = 0.001;
-    a.attribution = Tensor({2, L, 42}, 0.0f);
-    a.attribution[(1 * L + 3) * 42 + 41] = 0.25f;
+    a.msa_attribution = Tensor({2, L, 42}, 0.0f);
+    a.msa_attribution[(1 * L + 3) * 42 + 41] = 0.25f;
+    a.pair_attribution = Tensor({L, L, 4}, 0.0f);
+    a.pair_attribution[(0 * L + 29) * 4 + 2] = 1.75f;
+    a.pair_map = Tensor({L, L}, 0.0f);
+    a.pair_map[0 * L + 29] = 1.75f;
+    a.msa_total = 0.25;
+    a.pair_total = 1.75;
     a.per_sequence = {1.25, 0.75};
     a.per_column.assign(L, 0.0);
     a.per_column[3] = 0.25;

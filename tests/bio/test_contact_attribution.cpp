@@ -1,5 +1,6 @@
-// Integrated gradients of one contact's logit against the contact model's MSA features, the
-// choice of the explained pair, and explain_contacts' checks of its options.
+// Integrated gradients of one contact's logit against the contact model's MSA and pair
+// features, the residue-pair map, the choice of the explained pair, and explain_contacts'
+// checks of its options.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -39,14 +40,14 @@ bio::ContactModelInput family_input(const bio::ContactModel& model, int64_t L, u
 
 }  // namespace
 
-TEST_CASE("contact logit gradient with respect to the MSA features matches finite differences", "[bio][grad]") {
+TEST_CASE("contact logit gradient with respect to the MSA and pair features matches finite differences", "[bio][grad]") {
   const testing::ScopedThreads one_thread(1);
   const auto model = random_model(3);
   const bio::ContactModelInput in = family_input(*model, 6, 2);
   attend::testing::GradCheckOptions go = evoref::evo_grad_options();
   go.max_checks = 24;
   const attend::testing::GradCheckResult r = attend::testing::check_gradients(
-      [&](const std::vector<Var>& x) { return model->forward_from_msa(x[0], in); }, {in.msa}, go);
+      [&](const std::vector<Var>& x) { return model->forward_from_features(x[0], x[1], in); }, {in.msa, in.pair}, go);
   INFO(r.report);
   CHECK(r.ok);
 }
@@ -55,9 +56,10 @@ TEST_CASE("contact integrated gradients: completeness holds, sums agree, more st
   const testing::ScopedThreads one_thread(1);
   const auto model = random_model(5);
   const bio::ContactModelInput in = family_input(*model, 9, 4);
-  // Explain the pair whose logit the MSA features move most.
+  // Explain the pair whose logit the two inputs move most.
   bio::ContactModelInput zero = in;
   zero.msa = Tensor(in.msa.shape(), 0.0f);
+  zero.pair = Tensor(in.pair.shape(), 0.0f);
   const Tensor with = model->forward(in).value(), without = model->forward(zero).value();  // [9, 9]
   int64_t i = 0, j = 1;
   for (int64_t a = 0; a < 9; ++a)
@@ -66,19 +68,38 @@ TEST_CASE("contact integrated gradients: completeness holds, sums agree, more st
   int64_t last_step = 0;
   const bio::ContactAttribution ig = bio::integrated_gradients_contact(*model, in, i, j, midpoint(64), [&](int64_t d) { last_step = d; });
   CHECK(last_step == 64);
-  REQUIRE(ig.attribution.shape() == in.msa.shape());
+  REQUIRE(ig.msa_attribution.shape() == in.msa.shape());
+  REQUIRE(ig.pair_attribution.shape() == in.pair.shape());
+  REQUIRE(ig.pair_map.shape() == (Shape{9, 9}));
   REQUIRE(ig.per_sequence.size() == 3);
   REQUIRE(ig.per_column.size() == 9);
   const double change = ig.value - ig.baseline_value;
   INFO("f(x) " << ig.value << ", f(0) " << ig.baseline_value << ", gap " << ig.completeness_gap);
-  REQUIRE(std::abs(change) > 0.1);  // the MSA features move this model's logit
+  REQUIRE(std::abs(change) > 0.1);  // the two inputs move this model's logit
   CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
-  double total = 0.0;
-  for (int64_t e = 0; e < ig.attribution.numel(); ++e) total += ig.attribution[e];
-  CHECK(std::accumulate(ig.per_sequence.begin(), ig.per_sequence.end(), 0.0) == Approx(total).margin(1e-9));
-  CHECK(std::accumulate(ig.per_column.begin(), ig.per_column.end(), 0.0) == Approx(total).margin(1e-9));
-  CHECK(ig.completeness_gap == Approx(total - change).margin(1e-6));  // the total of the float attributions
-  // f(x) is the model's logit; f(0) the logit with the MSA features zeroed.
+  double msa = 0.0, pair = 0.0, map = 0.0;
+  for (int64_t e = 0; e < ig.msa_attribution.numel(); ++e) msa += ig.msa_attribution[e];
+  for (int64_t e = 0; e < ig.pair_attribution.numel(); ++e) pair += ig.pair_attribution[e];
+  for (int64_t e = 0; e < ig.pair_map.numel(); ++e) map += ig.pair_map[e];
+  // Both inputs carry a share of the change in this random model.
+  CHECK(std::abs(msa) > 1e-3);
+  CHECK(std::abs(pair) > 1e-3);
+  CHECK(ig.msa_total == Approx(msa).margin(1e-9));
+  CHECK(ig.pair_total == Approx(pair).margin(1e-9));
+  CHECK(map == Approx(pair).margin(1e-5));
+  CHECK(std::accumulate(ig.per_sequence.begin(), ig.per_sequence.end(), 0.0) == Approx(msa).margin(1e-9));
+  CHECK(std::accumulate(ig.per_column.begin(), ig.per_column.end(), 0.0) == Approx(msa).margin(1e-9));
+  // The gap covers both inputs (the totals of the float attributions).
+  CHECK(ig.completeness_gap == Approx(msa + pair - change).margin(1e-6));
+  double pairs_total = 0.0;
+  const std::vector<bio::ResiduePairAttribution> pairs = bio::residue_pair_attributions(ig);
+  CHECK(pairs.size() == 45);  // i <= j of 9 residues
+  for (const bio::ResiduePairAttribution& p : pairs) pairs_total += p.score;
+  CHECK(pairs_total == Approx(pair).margin(1e-5));
+  CHECK(pairs[1].i == 0);
+  CHECK(pairs[1].j == 1);
+  CHECK(pairs[1].score == Approx(ig.pair_map[0 * 9 + 1] + ig.pair_map[1 * 9 + 0]).margin(1e-9));
+  // f(x) is the model's logit; f(0) the logit with the MSA and pair features zeroed.
   CHECK(ig.value == Approx(with[i * 9 + j]).margin(1e-6));
   CHECK(ig.baseline_value == Approx(without[i * 9 + j]).margin(1e-6));
 
@@ -101,9 +122,75 @@ TEST_CASE("contact integrated gradients are bit-identical for 1 and 2 threads", 
     return bio::integrated_gradients_contact(*model, family_input(*model, 30, 6), 2, 28, midpoint(3));
   };
   const bio::ContactAttribution one = run(1), two = run(2);
-  CHECK(bitwise_equal(one.attribution, two.attribution));
+  CHECK(bitwise_equal(one.msa_attribution, two.msa_attribution));
+  CHECK(bitwise_equal(one.pair_attribution, two.pair_attribution));
   CHECK(one.value == two.value);
   CHECK(one.completeness_gap == two.completeness_gap);
+}
+
+TEST_CASE("contact integrated gradients give zero to the pair channels the model ignores", "[bio]") {
+  const testing::ScopedThreads one_thread(1);
+  bio::ContactModelOptions options = testing::tiny_contact_model_options(1, 12);
+  options.neighbour_scores = true;  // four pair channels: the score and its neighbour means
+  auto model = std::make_unique<bio::ContactModel>(options);
+  evoref::randomize_parameters(*model, 12, 1.0f);
+  model->eval();
+  const bio::ContactModelInput in = family_input(*model, 9, 7);
+  REQUIRE(in.pair.dim(2) == 4);
+  // Cut channels 1..3 out of both places the pair input goes: the skip path's weights and the
+  // pair embedding's weight rows [in = 4, out = c_z]. The model now reads the score alone.
+  int cut = 0;
+  for (const auto& [name, v] : model->named_parameters()) {
+    Var p = v;
+    if (name == "potts_weight") {
+      for (int64_t f = 1; f < 4; ++f) p.value()[f] = 0.0f;
+      ++cut;
+    } else if (name == "pair_embed.weight") {
+      for (int64_t e = p.value().dim(1); e < p.value().numel(); ++e) p.value()[e] = 0.0f;
+      ++cut;
+    }
+  }
+  REQUIRE(cut == 2);
+  const bio::ContactAttribution ig = bio::integrated_gradients_contact(*model, in, 1, 7, midpoint(8));
+  double ignored = 0.0, read = 0.0;
+  for (int64_t e = 0; e < 81; ++e) {
+    read += std::abs(ig.pair_attribution[e * 4]);
+    for (int64_t f = 1; f < 4; ++f) ignored += std::abs(ig.pair_attribution[e * 4 + f]);
+  }
+  CHECK(read > 1e-3);
+  CHECK(ignored == 0.0);
+  // And with the score cut too, the whole change goes to the MSA input.
+  for (const auto& [name, v] : model->named_parameters()) {
+    Var p = v;
+    if (name == "potts_weight" || name == "pair_embed.weight") p.value() = Tensor(p.shape(), 0.0f);
+  }
+  const bio::ContactAttribution msa_only = bio::integrated_gradients_contact(*model, in, 1, 7, midpoint(32));
+  CHECK(msa_only.pair_total == 0.0);
+  REQUIRE(std::abs(msa_only.value - msa_only.baseline_value) > 0.02);
+  CHECK(msa_only.msa_total == Approx(msa_only.value - msa_only.baseline_value).epsilon(0.01));
+}
+
+TEST_CASE("residue pairs of the pair map: i <= j, both orders summed, ranked by magnitude", "[bio]") {
+  bio::ContactAttribution a;
+  a.i = 0;
+  a.j = 2;
+  a.pair_map = Tensor({3, 3}, std::vector<float>{0.5f, 1.0f, -0.25f,   //
+                                                 2.0f, -4.0f, 0.0f,    //
+                                                 0.5f, 0.125f, 0.0f});
+  const std::vector<bio::ResiduePairAttribution> pairs = bio::residue_pair_attributions(a);
+  REQUIRE(pairs.size() == 6);
+  const std::vector<std::tuple<int64_t, int64_t, double>> expected = {
+      {0, 0, 0.5}, {0, 1, 3.0}, {0, 2, 0.25}, {1, 1, -4.0}, {1, 2, 0.125}, {2, 2, 0.0}};
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    CHECK(std::tie(pairs[k].i, pairs[k].j, pairs[k].score) == expected[k]);
+  }
+  const std::vector<bio::ResiduePairAttribution> ranked = bio::by_magnitude(pairs);
+  CHECK(ranked[0].score == -4.0);
+  CHECK(ranked[1].score == 3.0);
+  CHECK(ranked[2].score == 0.5);
+  CHECK(bio::explained_pair_rank(a) == 4);  // (0, 2): 0.25
+  a.j = 1;
+  CHECK(bio::explained_pair_rank(a) == 2);
 }
 
 TEST_CASE("the explained pair: the top-scored pair at least 24 apart, shorter separations when L is small", "[bio]") {

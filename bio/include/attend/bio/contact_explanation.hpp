@@ -1,7 +1,8 @@
 #pragma once
 /// `attend explain contacts` as a library call: which attention heads of a contact predictor
 /// carry contacts (head_contact_maps.hpp), how the predictor's own scores compare, and, for
-/// the Evoformer contact model, which sequences and columns drive one predicted contact
+/// the Evoformer contact model, how much of one predicted contact comes from the alignment
+/// (which sequences and columns) and how much from the potts scores (which residue pairs)
 /// (contact_attribution.hpp).
 
 #include <cstdint>
@@ -53,8 +54,8 @@ struct ContactExplanation {
   HeadContactMaps heads;
   /// With a truth: each head's precision (evaluate_heads), in head order.
   std::vector<ContactPrecision> head_precision;
-  /// evoformer with steps >= 1: the attribution of one contact, and the alignment rows and
-  /// names of the S sequences the model read (row 0 the query).
+  /// evoformer with steps >= 1: the attribution of one contact to the MSA and pair features,
+  /// and the alignment rows and names of the S sequences the model read (row 0 the query).
   std::optional<ContactAttribution> attribution;
   std::vector<int64_t> sequence_rows;
   std::vector<std::string> sequence_names;

@@ -6,7 +6,9 @@
 /// - PREFIX.heads.tsv: one row per head (its top long-range pair and, with a truth, its
 ///   precision);
 /// - PREFIX.columns.tsv, PREFIX.sequences.tsv and PREFIX.columns.svg (with an attribution):
-///   per-column and per-sequence attributions, and a bar chart of the per-column ones.
+///   per-column and per-sequence attributions, and a bar chart of the per-column ones;
+/// - PREFIX.pairs.tsv and PREFIX.pairs.png (with an attribution): the attribution through the
+///   pair (potts score) input per residue pair, and its heat map.
 /// Columns and rows are 1-based in the tables and the picture (as in .rr files and --pair),
 /// 0-based in the HDF5 file (as numpy indexes them).
 
@@ -29,6 +31,18 @@ void save_head_table(const std::string& path, const ContactExplanation& x);
 /// x.attribution.
 void save_column_table(const std::string& path, const ContactExplanation& x);
 void save_sequence_table(const std::string& path, const ContactExplanation& x);
+
+/// PREFIX.pairs.tsv: header `i	j	score`, one row per residue pair i <= j (1-based, i < j
+/// rows first by i then j) with its residue_pair_attributions score; the scores sum to the
+/// pair input's total attribution. Needs x.attribution.
+void save_pair_table(const std::string& path, const ContactExplanation& x);
+
+/// The pair attribution map as an RGB heat map (PNG): cell (i, j) and (j, i) both show the
+/// residue pair's score (residue_pair_attributions), red for positive, blue for negative,
+/// white for 0, linear in score / max |score|; the explained pair outlined in black at both
+/// of its cells; a caption with the pair, the split of f(x) - f(0) between the pair and the
+/// MSA input and the largest |score|. Needs x.attribution.
+void save_pair_attribution_png(const std::string& path, const ContactExplanation& x);
 
 /// The per-column attribution as an SVG bar chart: one bar per column (red up: the column
 /// raises the contact's logit, blue down: lowers it), the two columns of the pair marked, the

@@ -97,10 +97,12 @@ class ContactModel : public Module {
   /// thread count.
   Var forward(const ContactModelInput& input, uint64_t seed = 0) const;
 
-  /// forward with the MSA features given as `msa` [S, W, kMsaFeatures] in place of input.msa
-  /// (the rest of `input` as forward reads it), so that a caller can differentiate the logits
-  /// with respect to them (integrated gradients, contact_attribution.hpp).
-  Var forward_from_msa(const Var& msa, const ContactModelInput& input, uint64_t seed = 0) const;
+  /// forward with the MSA features given as `msa` [S, W, kMsaFeatures] and the pair features
+  /// as `pair` [W, W, F] in place of input.msa and input.pair (the target and positions of
+  /// `input` as forward reads them), so that a caller can differentiate the logits with
+  /// respect to both (integrated gradients, contact_attribution.hpp). `pair` feeds both the
+  /// pair embedding and the skip path.
+  Var forward_from_features(const Var& msa, const Var& pair, const ContactModelInput& input, uint64_t seed = 0) const;
 
   /// The MSA row attention of every block at the block's input, averaged over the input's S
   /// rows (in double, in row order): [blocks, n_heads_msa, W, W], each query residue's row
@@ -122,7 +124,7 @@ class ContactModel : public Module {
 
  private:
   /// AF2 Alg. 3 and 4: the MSA and pair representations the first block reads.
-  EvoformerState embed(const Var& msa, const ContactModelInput& input) const;
+  EvoformerState embed(const Var& msa, const Var& pair, const ContactModelInput& input) const;
 
   ContactModelOptions options_;
   const Linear* msa_embed_;
