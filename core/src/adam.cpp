@@ -39,7 +39,7 @@ Json Adam::config() const {
 }
 
 void Adam::step(ParameterArena& arena) {
-  prepare(arena.size(), {&m_, &v_});
+  prepare(arena.trainable_size(), {&m_, &v_});
   const double t = static_cast<double>(step_ + 1);
   // Per-step scalars in double, then rounded once to float.
   const float step_size = static_cast<float>(lr_ / (1.0 - std::pow(options_.beta1, t)));
@@ -53,7 +53,7 @@ void Adam::step(ParameterArena& arena) {
   const float* grad = arena.grads().data();
   float* m = m_.data();
   float* v = v_.data();
-  parallel_for_blocks(arena.size(), kBlock, [&](int64_t lo, int64_t hi) {
+  parallel_for_blocks(arena.trainable_size(), kBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       float g = grad[i];
       if (decoupled) {

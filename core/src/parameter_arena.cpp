@@ -19,15 +19,23 @@ constexpr int64_t kBlock = 16384;
 ParameterArena::ParameterArena(const std::vector<std::pair<std::string, Var>>& parameters) {
   std::unordered_set<std::string> names;
   std::unordered_map<const void*, std::string> seen;
-  int64_t total = 0;
   for (const auto& [name, var] : parameters) {
     ATTEND_CHECK(var.defined(), "parameter '" << name << "' is an undefined Var");
     ATTEND_CHECK(names.insert(name).second, "parameter name '" << name << "' appears twice");
     auto [it, fresh] = seen.emplace(var.id(), name);
     ATTEND_CHECK(fresh, "parameter '" << name << "' is the same Var as '" << it->second
                                       << "'; a shared parameter must be listed once");
-    slots_.push_back(ArenaSlot{name, total, var.shape(), var});
-    total += var.value().numel();
+    slots_.push_back(ArenaSlot{name, 0, var.shape(), var});
+  }
+  // Offsets: the trained parameters first, then the state values (requires_grad false).
+  int64_t total = 0;
+  for (const bool trained : {true, false}) {
+    for (ArenaSlot& slot : slots_) {
+      if (slot.var.requires_grad() != trained) continue;
+      slot.offset = total;
+      total += slot.numel();
+    }
+    if (trained) trainable_ = total;
   }
   // Values and gradients: a model whose tensors each fit may still not fit twice over.
   require_memory(8.0 * static_cast<double>(total), "a model of " + std::to_string(total) + " parameters (values and gradients)");
@@ -43,9 +51,11 @@ ParameterArena::~ParameterArena() { release(); }
 
 ParameterArena::ParameterArena(ParameterArena&& other) noexcept
     : slots_(std::move(other.slots_)),
+      trainable_(other.trainable_),
       values_(std::move(other.values_)),
       grads_(std::move(other.grads_)) {
   other.slots_.clear();
+  other.trainable_ = 0;
   other.values_.clear();
   other.grads_.clear();
 }
@@ -55,9 +65,11 @@ ParameterArena& ParameterArena::operator=(ParameterArena&& other) noexcept {
   release();
   // Moving a std::vector hands over its heap buffer, so the Vars' views stay valid.
   slots_ = std::move(other.slots_);
+  trainable_ = other.trainable_;
   values_ = std::move(other.values_);
   grads_ = std::move(other.grads_);
   other.slots_.clear();
+  other.trainable_ = 0;
   other.values_.clear();
   other.grads_.clear();
   return *this;
@@ -74,6 +86,7 @@ void ParameterArena::release() {
     }
   }
   slots_.clear();
+  trainable_ = 0;
   values_.clear();
   grads_.clear();
 }

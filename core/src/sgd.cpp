@@ -37,7 +37,7 @@ Json Sgd::config() const {
 
 void Sgd::step(ParameterArena& arena) {
   const bool use_momentum = options_.momentum > 0.0;
-  prepare(arena.size(), use_momentum ? std::vector<std::vector<float>*>{&momentum_buffer_}
+  prepare(arena.trainable_size(), use_momentum ? std::vector<std::vector<float>*>{&momentum_buffer_}
                                      : std::vector<std::vector<float>*>{});
   const float lr = static_cast<float>(lr_);
   const float mu = static_cast<float>(options_.momentum);
@@ -46,7 +46,7 @@ void Sgd::step(ParameterArena& arena) {
   float* p = arena.values().data();
   const float* grad = arena.grads().data();
   float* buf = momentum_buffer_.data();
-  parallel_for_blocks(arena.size(), kBlock, [&](int64_t lo, int64_t hi) {
+  parallel_for_blocks(arena.trainable_size(), kBlock, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       float g = grad[i] + wd * p[i];
       if (use_momentum) {

@@ -118,9 +118,9 @@ std::unique_ptr<Module> module_from_checkpoint(const CheckpointData& data, const
 void resume_from_checkpoint(const CheckpointData& data, ParameterArena& arena, Optimizer& optimizer, Trainer& trainer) {
   TrainerState state = trainer_state_from_checkpoint(data);
   for (const auto& [name, tensor] : data.optimizer_state) {
-    if (name != "step" && (tensor.rank() != 1 || (tensor.numel() != arena.size() && tensor.numel() != 0))) {
+    if (name != "step" && (tensor.rank() != 1 || (tensor.numel() != arena.trainable_size() && tensor.numel() != 0))) {
       throw InputError("checkpoint optimizer state " + quoted_input(name) + " has shape " + shape_to_string(tensor.shape()) +
-                       ", the model has " + std::to_string(arena.size()) + " parameter values");
+                       ", the model has " + std::to_string(arena.trainable_size()) + " trained parameter values");
     }
   }
   load_parameters(data, arena);

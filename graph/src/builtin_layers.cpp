@@ -1,5 +1,6 @@
 #include "attend/graph/builtin_layers.hpp"
 
+#include "attend/graph/layers/batch_norm.hpp"
 #include "attend/graph/layers/gat_conv.hpp"
 #include "attend/graph/layers/gatv2_conv.hpp"
 #include "attend/graph/layers/gcn_conv.hpp"
@@ -21,6 +22,7 @@ void register_graph_layers(Registry& registry) {
   RgatConv::register_into(registry);
   GraphormerConv::register_into(registry);
   NodeLinear::register_into(registry);
+  BatchNorm::register_into(registry);
   NodeClassifier::register_into(registry);
 }
 

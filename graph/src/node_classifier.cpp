@@ -75,6 +75,13 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
                        (head_reads_all ? "the concatenated hidden layers give " : "layer " + std::to_string(i - 1) + " gives ") +
                        std::to_string(width));
     }
+    if (owned->normalizes_previous_layer()) {
+      if (i == 0 || i + 1 == count) {
+        throw InputError(me + ": layer " + std::to_string(i) + " (" + quoted_input(type) +
+                         ") normalises the layer before it: it cannot be the first or the last layer");
+      }
+      hidden_width -= width;  // its output replaces the previous layer's in the concatenation
+    }
     width = owned->out_features();
     hidden_width += width;
     layers_.push_back(&list.add(std::move(owned), i));
@@ -91,7 +98,7 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
     const bool last = i + 1 == layers_.size();
     if (last && concat_hidden_) h = NodeFeatures(ops::concat(hidden));  // [N, C_1 + ... + C_{L-1}]
     out = layer_forward(i, h, graph, seed, attention ? &(*attention)[i] : nullptr);
-    if (!last && concat_hidden_) hidden.push_back(out);
+    if (joins_head_input(i)) hidden.push_back(out);
     h = NodeFeatures(out);
   }
   return out;
@@ -100,10 +107,19 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
 Var NodeClassifier::layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
                                   AttentionExport* attention) const {
   const bool last = i + 1 == layers_.size();
+  const bool normalizer = layers_[i]->normalizes_previous_layer();
   Var out = layers_[i]->forward(h, graph, mix64(seed + i), attention);  // [N, C_i]
-  if (!last && normalize_hidden_) out = ops::l2_normalize(out);       // [N, C_i], unit rows
-  if (!last) out = activate(out, activation_);
+  if (!last && normalize_hidden_ && !normalizer) out = ops::l2_normalize(out);  // [N, C_i], unit rows
+  if (!last && !followed_by_normalizer(i)) out = activate(out, activation_);
   return out;
+}
+
+bool NodeClassifier::followed_by_normalizer(std::size_t i) const {
+  return i + 1 < layers_.size() && layers_[i + 1]->normalizes_previous_layer();
+}
+
+bool NodeClassifier::joins_head_input(std::size_t i) const {
+  return concat_hidden_ && i + 1 < layers_.size() && !followed_by_normalizer(i);
 }
 
 void NodeClassifier::register_into(Registry& registry) {

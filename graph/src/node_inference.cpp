@@ -49,7 +49,7 @@ Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, 
       copy_rows(y, static_cast<int64_t>(batch.size()), out, offset);
       offset += static_cast<int64_t>(batch.size());
     }
-    if (!last && model.concatenates_hidden()) hidden.emplace_back(out);
+    if (model.joins_head_input(i)) hidden.emplace_back(out);
     previous = out;
   }
   return out;

@@ -29,7 +29,7 @@ namespace {
 }
 
 // L2 on single layers (Schlichtkrull et al. 2018 regularise only the first R-GCN layer):
-// gradient += decay * value for every parameter under `layers.<i>.`, coupled like Adam's
+// gradient += decay * value for every trained parameter under `layers.<i>.`, coupled like Adam's
 // weight_decay. Element-wise, so the same bits for any thread count.
 void add_layer_weight_decay(ParameterArena& arena, const std::vector<double>& decay) {
   std::span<const float> values = arena.values();
@@ -39,7 +39,7 @@ void add_layer_weight_decay(ParameterArena& arena, const std::vector<double>& de
     const std::string prefix = "layers." + std::to_string(i) + ".";
     const auto d = static_cast<float>(decay[i]);
     for (const ArenaSlot& slot : arena.slots()) {
-      if (slot.name.rfind(prefix, 0) != 0) continue;
+      if (slot.name.rfind(prefix, 0) != 0 || !slot.var.requires_grad()) continue;  // not running statistics
       for (int64_t k = slot.offset; k < slot.offset + slot.numel(); ++k) grads[k] += d * values[k];
     }
   }
@@ -133,6 +133,11 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   if (comm.size() > 1 && !options.minibatch) {
     throw InputError("training on " + std::to_string(comm.size()) +
                      " processes spreads mini-batches over them: it needs sampled mini-batch training (--fanouts)");
+  }
+  if (comm.size() > 1 && arena.trainable_size() < arena.size()) {
+    throw InputError("training on " + std::to_string(comm.size()) +
+                     " processes: the model keeps running statistics (batch_norm), which each process would compute from "
+                     "its own shards; train it on one process");
   }
   if (options.minibatch && options.minibatch->shards < comm.size()) {
     throw InputError("training on " + std::to_string(comm.size()) + " processes needs at least as many shards per batch, got " +

@@ -261,7 +261,7 @@ TEST_CASE("attend layers --options prints each node layer's options, the table o
   std::ifstream file(std::string(ATTEND_DOCS_DIR) + "/user-guide.md");
   const std::string guide((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   REQUIRE_FALSE(guide.empty());
-  for (const char* layer : {"gat", "gatv2", "gcn", "rgat", "rgcn", "graph_transformer", "graphormer", "node_linear"}) {
+  for (const char* layer : {"gat", "gatv2", "gcn", "rgat", "rgcn", "graph_transformer", "graphormer", "node_linear", "batch_norm"}) {
     INFO(layer);
     const Result r = run({"layers", "--options", layer}, registry);
     CHECK(r.code == 0);

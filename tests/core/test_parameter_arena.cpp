@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "attend/core/error.hpp"
+#include "attend/core/optimizer.hpp"
 #include "attend/core/module.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/parallel.hpp"
@@ -95,6 +96,32 @@ TEST_CASE("arena packs parameters in order and the Vars become views", "[core]")
   arena.snapshot_into(into);
   CHECK(into.data() == memory);
   CHECK(into[0] == 5.0f);
+}
+
+TEST_CASE("state values (no gradient) are packed after the trained parameters and no optimizer moves them", "[core]") {
+  for (const std::string type : {"adam", "sgd", "adamw"}) {
+    Net net;
+    net.b.set_requires_grad(false);  // b plays a running statistic
+    const Tensor b0 = net.b.value();
+    ParameterArena arena(net.named_parameters());
+    REQUIRE(arena.size() == 20);
+    CHECK(arena.trainable_size() == 18);
+    CHECK(arena.slots()[1].name == "b");  // slots keep their order, offsets do not
+    CHECK(arena.slots()[2].offset == 12);
+    CHECK(arena.slots()[1].offset == 18);
+    CHECK(net.b.value().data() == arena.values().data() + 18);
+    for (float& g : arena.grads()) g = 0.5f;  // even a gradient written into a state value is ignored
+    Json config = {{"lr", 0.1}, {"weight_decay", 0.01}};
+    if (type == "sgd") config["momentum"] = 0.9;
+    auto optimizer = make_optimizer(type, config);
+    const Tensor before = arena.snapshot();
+    optimizer->step(arena);
+    CHECK(bitwise_equal(net.b.value(), b0));
+    CHECK(arena.values()[0] != before[0]);  // the trained ones moved
+    for (const auto& [name, buffer] : optimizer->state()) {
+      if (name != "step") CHECK(buffer.numel() == 18);  // the optimizer's state covers the trained values
+    }
+  }
 }
 
 TEST_CASE("backward writes into the arena's gradient buffer", "[core][grad]") {

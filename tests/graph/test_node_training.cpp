@@ -228,3 +228,39 @@ TEST_CASE("a model file's clip_grad_norm bounds each step's gradient norm", "[gr
   CHECK(step_length(0.05) == Approx(0.05).epsilon(1e-3));  // clipped to the bound
   CHECK(step_length(10 * free) == Approx(free).epsilon(1e-6));  // a bound above the norm changes nothing
 }
+
+TEST_CASE("a batch_norm model saves its running statistics, and layer-wise inference gives what full inference gives",
+          "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  const NodeDataset d = two_class_dataset(40, 160, 1, 47, 30);
+  const PreparedNodeData data = prepare_node_data(d, false);
+  const Json file = {{"layers", Json::array({{{"type", "gcn"}, {"out_channels", 6}}, {{"type", "batch_norm"}, {"momentum", 0.5}},
+                                             {{"type", "gcn"}}})},
+                     {"activation", "relu"}, {"optimizer", {{"type", "adam"}, {"lr", 0.05}, {"weight_decay", 0.1}}},
+                     {"epochs", 4}, {"patience", 0}, {"normalize_features", false}};
+  testing::TempDir tmp;
+  NodeRunOptions o;
+  o.progress.mode = ProgressMode::kSilent;
+  o.save_path = tmp.file("model.h5");
+  train_node_classifier(data, NodeModelSpec::from_json(file, "test"), registry, o);
+  LoadedNodeModel loaded = load_node_model(o.save_path, registry);
+  // Four training forwards moved the running statistics off their zeros and ones, and the
+  // checkpoint holds them (the arena test checks that no optimizer step touches them).
+  Tensor running_mean, running_var;
+  for (const auto& [name, var] : loaded.model->named_parameters()) {
+    if (name == "layers.1.running_mean") running_mean = var.value();
+    if (name == "layers.1.running_var") running_var = var.value();
+  }
+  REQUIRE(running_mean.numel() == 6);
+  double moved = 0.0;
+  for (int64_t j = 0; j < 6; ++j) moved += std::abs(running_mean[j]) + std::abs(running_var[j] - 1.0f);
+  CHECK(moved > 0.0);
+  const Tensor full = predict_logits(*loaded.model, data);
+  InferenceOptions layerwise;
+  layerwise.mode = InferenceMode::kLayerwise;
+  layerwise.batch_size = 7;
+  const Tensor by_layer = predict_logits(*loaded.model, data, nullptr, layerwise);
+  REQUIRE(full.shape() == by_layer.shape());
+  for (int64_t i = 0; i < full.numel(); ++i) CHECK(by_layer[i] == Approx(full[i]).margin(1e-5));
+}

@@ -37,8 +37,9 @@ using VarFunction = std::function<Var(const std::vector<Var>&)>;
 GradCheckResult check_gradients(const VarFunction& f, const std::vector<Tensor>& inputs,
                                 const GradCheckOptions& options = {});
 
-/// The same check for the parameters of `module`: d/dtheta of sum(forward() * R), with each
-/// sampled parameter value perturbed in place (and restored). `forward` must be
+/// The same check for the parameters of `module` that require a gradient (state values such
+/// as running statistics are skipped): d/dtheta of sum(forward() * R), with each sampled
+/// parameter value perturbed in place (and restored). `forward` must be
 /// deterministic (fixed dropout seeds).
 GradCheckResult check_module_gradients(const Module& module, const std::function<Var()>& forward,
                                        const GradCheckOptions& options = {});

@@ -3,6 +3,9 @@
 /// second one of the same layout (the mlpack design). Each parameter Var's value and gradient
 /// become views into the buffers, so layers keep using their Vars unchanged while optimizers,
 /// gradient clipping, best-model snapshots and checkpoints work on two flat arrays.
+/// A parameter that does not require a gradient is state a layer updates itself (a batch
+/// norm's running mean and variance): it is packed after the trained ones, saved, snapshotted
+/// and restored with them, and never touched by an optimizer (`trainable_size()`).
 
 #include <cstdint>
 #include <span>
@@ -46,6 +49,9 @@ class ParameterArena {
 
   /// Total number of parameter values.
   int64_t size() const { return static_cast<int64_t>(values_.size()); }
+  /// Values [0, trainable_size()) belong to parameters that require a gradient, the rest to
+  /// state values (requires_grad false); optimizers update only the first.
+  int64_t trainable_size() const { return trainable_; }
   /// The parameters in packing order (the order they were given in).
   const std::vector<ArenaSlot>& slots() const { return slots_; }
   /// The slot named `name`, or nullptr.
@@ -79,6 +85,7 @@ class ParameterArena {
   void release();
 
   std::vector<ArenaSlot> slots_;
+  int64_t trainable_ = 0;  ///< values of the parameters that require a gradient (packed first)
   std::vector<float> values_;
   std::vector<float> grads_;
 };

@@ -14,6 +14,11 @@
 /// is still called as a NodeLayer on the same GraphContext.
 /// "normalize_hidden": true divides each hidden layer's output row by its L2 norm before the
 /// activation (the GNNExplainer authors' GCN, `normalize_embedding`); absent or false, not.
+/// A layer that normalises the one before it (NodeLayer::normalizes_previous_layer, e.g.
+/// batch_norm; neither first nor last) takes that layer's output before the activation, is
+/// activated itself (layer, L2 normalisation, batch norm, activation: Ioffe & Szegedy's place
+/// for it, before the nonlinearity), and under "cat" its output is concatenated in place of
+/// the layer before's.
 /// Parameters are named `layers.<i>.<name>`.
 
 #include <memory>
@@ -51,6 +56,9 @@ class NodeClassifier : public Module {
   /// Whether the last layer reads the concatenation of the hidden layers' outputs
   /// (jumping_knowledge "cat") instead of the previous layer's.
   bool concatenates_hidden() const { return concat_hidden_; }
+  /// Whether layer i's output is part of what the head reads under "cat": a hidden layer not
+  /// followed by a layer that normalises it.
+  bool joins_head_input(std::size_t i) const;
 
   const std::vector<const NodeLayer*>& layers() const { return layers_; }
 
@@ -58,6 +66,9 @@ class NodeClassifier : public Module {
   static void register_into(Registry& registry);
 
  private:
+  /// Whether layer i + 1 normalises layer i's output (no activation between them).
+  bool followed_by_normalizer(std::size_t i) const;
+
   Json config_;
   std::string activation_;
   bool concat_hidden_ = false;  ///< jumping_knowledge "cat"

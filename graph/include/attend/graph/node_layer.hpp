@@ -1,6 +1,7 @@
 #pragma once
 /// NodeLayer: the interface of every layer that maps node features over a graph
-/// (gat, gatv2, gcn, rgat, rgcn, graph_transformer, graphormer, and plugin layers).
+/// (gat, gatv2, gcn, rgat, rgcn, graph_transformer, graphormer, node_linear, batch_norm, and
+/// plugin layers).
 
 #include <cstdint>
 
@@ -33,6 +34,10 @@ class NodeLayer : public Module {
   /// node's row alone (node_linear), which adds no hop to a model's receptive field.
   /// Plugin layers are assumed to.
   virtual bool passes_messages() const { return true; }
+  /// Whether the layer normalises the output of the layer before it (batch_norm): a
+  /// NodeClassifier then activates after this layer instead of between the two, and under
+  /// jumping knowledge concatenates this layer's output in place of the one before.
+  virtual bool normalizes_previous_layer() const { return false; }
 };
 
 }  // namespace attend::graph

@@ -63,7 +63,8 @@ StoppingRule stopping_rule(const std::string& name);
 std::vector<std::string> preset_model_names();
 
 /// The NodeClassifier config for `dataset` (see the file comment); each layer's init seed is
-/// drawn from `seed`. Layers are built through `registry` to learn their output widths.
+/// drawn from `seed` (a layer whose documented options have no "seed", such as batch_norm,
+/// gets none). Layers are built through `registry` to learn their output widths.
 Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
                           const GraphContext& graph, uint64_t seed, const Registry& registry);
 
