@@ -14,7 +14,8 @@ namespace attend::bio {
 
 namespace {
 
-constexpr int64_t kPartialRows = 32;  // backward: rows i per partial sum of db and dw (fixed: deterministic)
+constexpr int64_t kPartialRows = 32;  // backward: least rows i per partial sum of db and dw
+constexpr int64_t kMaxPartials = 16;  // backward: most partials (each [S, N, C]); more rows per block beyond
 constexpr int64_t kProductRows = 8;   // backward: rows i per product of da and db (k = 8 C)
 
 // o [N, C * C] = row i of the mean outer product: o[j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2].
@@ -54,13 +55,14 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
     const float* wp = w.value().data();
     const float inv_s = 1.0f / static_cast<float>(s);
     float* ga = need_a ? a.grad_mut().data() : nullptr;
-    // Per fixed block of kPartialRows rows i: partials of db [S, N * C] and dw [C * C, c_z],
-    // added in block order afterwards (the only sums across rows).
-    const int64_t n_blocks = (n + kPartialRows - 1) / kPartialRows, db_size = s * n * c, dw_size = cc * cz;
+    // Per block of rows i (its size depends on n only: deterministic): partials of db
+    // [S, N * C] and dw [C * C, c_z], added in block order afterwards (the only sums across rows).
+    const int64_t block_rows = std::max(kPartialRows, (n + kMaxPartials - 1) / kMaxPartials);
+    const int64_t n_blocks = (n + block_rows - 1) / block_rows, db_size = s * n * c, dw_size = cc * cz;
     std::vector<float> db_partial(need_b ? static_cast<std::size_t>(n_blocks * db_size) : 0);
     std::vector<float> dw_partial(need_w ? static_cast<std::size_t>(n_blocks * dw_size) : 0);
-    parallel_for_blocks(n, kPartialRows, [&](int64_t lo, int64_t hi) {
-      const int64_t block = lo / kPartialRows;
+    parallel_for_blocks(n, block_rows, [&](int64_t lo, int64_t hi) {
+      const int64_t block = lo / block_rows;
       float* db_part = need_b ? db_partial.data() + block * db_size : nullptr;  // [S, N * C2]
       float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
       if (db_part) std::fill_n(db_part, db_size, 0.0f);
