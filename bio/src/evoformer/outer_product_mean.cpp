@@ -16,18 +16,20 @@ namespace {
 
 constexpr int64_t kPartialRows = 32;  // backward: least rows i per partial sum of db and dw
 constexpr int64_t kMaxPartials = 16;  // backward: most partials (each [S, N, C]); more rows per block beyond
-constexpr int64_t kProductRows = 8;   // backward: rows i per product of da and db (k = 8 C)
+constexpr int64_t kProductRows = 8;   // rows i per outer product (m = 8 C) and per product of da and db (k = 8 C)
 
-// o [N, C * C] = row i of the mean outer product: o[j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2].
-// p is scratch [C, N * C].
-void outer_row(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i,
-               float* p, float* o) {
-  // p [C, N * C] = a[:, i, :]^T [C, S] b [S, N * C]
-  gemm(true, false, c, n * c, s, 1.0f / static_cast<float>(s), a + i * c, n * c, b, n * c, 0.0f, p,
-       n * c);
-  for (int64_t c1 = 0; c1 < c; ++c1)
-    for (int64_t j = 0; j < n; ++j)
-      std::copy_n(p + c1 * n * c + j * c, c, o + j * c * c + c1 * c);
+// o [rows, N, C * C] = rows i0 .. i0 + rows of the mean outer product:
+// o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch [rows * C, N * C].
+// Several rows per product so that the GEMM packs b once for rows * C rows of p, not C.
+void outer_rows(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0,
+                int64_t rows, float* p, float* o) {
+  // p [rows * C, N * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b [S, N * C]
+  gemm(true, false, rows * c, n * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b, n * c,
+       0.0f, p, n * c);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c1 = 0; c1 < c; ++c1)
+      for (int64_t j = 0; j < n; ++j)
+        std::copy_n(p + (r * c + c1) * n * c + j * c, c, o + (r * n + j) * c * c + c1 * c);
 }
 
 }  // namespace
@@ -43,10 +45,12 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
                    << shape_to_string(wv.shape()));
   const int64_t s = av.dim(0), n = av.dim(1), c = av.dim(2), cz = wv.dim(1), cc = c * c;
   Tensor out({n, n, cz});  // [N, N, c_z]
-  parallel_for(0, n, [&](int64_t i) {
-    std::vector<float> p(c * n * c), o(n * cc);  // [C, N * C], [N, C * C]
-    outer_row(av.data(), bv.data(), s, n, c, i, p.data(), o.data());
-    gemm(false, false, n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + i * n * cz, cz);
+  parallel_for_blocks(n, kProductRows, [&](int64_t lo, int64_t hi) {
+    const int64_t rows = hi - lo;
+    std::vector<float> p(rows * c * n * c), o(rows * n * cc);  // [rows * C, N * C], [rows, N, C * C]
+    outer_rows(av.data(), bv.data(), s, n, c, lo, rows, p.data(), o.data());
+    // out[lo:hi] [rows * N, c_z] = o [rows * N, C * C] w
+    gemm(false, false, rows * n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + lo * n * cz, cz);
   });
   return Var::from_op(std::move(out), {a, b, w}, [a, b, w, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad(), need_w = w.requires_grad();
@@ -67,16 +71,19 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
       float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
       if (db_part) std::fill_n(db_part, db_size, 0.0f);
       if (dw_part) std::fill_n(dw_part, dw_size, 0.0f);
-      std::vector<float> p(c * n * c), o(n * cc), d_o(n * cc);  // [C, N * C], [N, C * C], [N, C * C]
+      const int64_t outer_size = need_w ? kProductRows * n * cc : 0;  // dw's recomputed outer products only
+      std::vector<float> p(outer_size), o(outer_size);  // [rows * C, N * C], [rows, N, C * C]
+      std::vector<float> d_o(n * cc);                                             // [N, C * C]
       std::vector<float> d_p(kProductRows * c * n * c);         // rows (i, c1) of dP: [rows * C1, N * C2]
       for (int64_t r0 = lo; r0 < hi; r0 += kProductRows) {
         const int64_t rows = std::min(kProductRows, hi - r0);
+        if (dw_part) {  // dw += O^T dy over rows r0 .. r0 + rows, O recomputed
+          outer_rows(ap, bp, s, n, c, r0, rows, p.data(), o.data());
+          gemm(true, false, cc, cz, rows * n, 1.0f, o.data(), cc, gy.data() + r0 * n * cz, cz, 1.0f,
+               dw_part, cz);
+        }
         for (int64_t i = r0; i < r0 + rows; ++i) {
           const float* gy_i = gy.data() + i * n * cz;  // [N, c_z]
-          if (dw_part) {  // dw += O_i^T dy_i, O_i recomputed
-            outer_row(ap, bp, s, n, c, i, p.data(), o.data());
-            gemm(true, false, cc, cz, n, 1.0f, o.data(), cc, gy_i, cz, 1.0f, dw_part, cz);
-          }
           if (ga || db_part) {  // dO_i [N, C1 * C2] = dy_i w^T, laid out as dP_i [C1, N * C2]
             gemm(false, true, n, cc, cz, 1.0f, gy_i, cz, wp, cz, 0.0f, d_o.data(), cc);
             float* d_p_i = d_p.data() + (i - r0) * c * n * c;
