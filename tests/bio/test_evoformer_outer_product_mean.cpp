@@ -32,8 +32,9 @@ TEST_CASE("outer_product_mean matches AF2 Alg. 10", "[bio]") { check_forward(opm
 TEST_CASE("outer_product_mean gradients: inputs and parameters", "[bio][grad]") { check_module_grads(opm_case()); }
 
 TEST_CASE("outer_product_mean_projection: gradients of a, b and w", "[bio][grad]") {
-  // More than 8 rows, so the weight gradient sums several fixed row blocks.
-  const std::vector<Tensor> inputs = {testing::random_tensor({3, 10, 2}, 1), testing::random_tensor({3, 10, 2}, 2),
+  // 70 rows: the backward sums the partials of three fixed 32-row blocks, the last one 6 rows,
+  // and its products run over 8-row pieces with a short last piece.
+  const std::vector<Tensor> inputs = {testing::random_tensor({3, 70, 2}, 1), testing::random_tensor({3, 70, 2}, 2),
                                       testing::random_tensor({4, 3}, 3)};
   const auto r = testing::check_gradients(
       [](const std::vector<Var>& x) { return bio::outer_product_mean_projection(x[0], x[1], x[2]); }, inputs);
@@ -45,7 +46,7 @@ TEST_CASE("outer_product_mean: 1 and 2 threads give the same bits, registry roun
   const ModuleCase mc = opm_case();
   auto module = mc.make(0);
   randomize_parameters(*module, 4);
-  const std::vector<Shape> shapes = {{6, 20, kCm}};
+  const std::vector<Shape> shapes = {{6, 70, kCm}};  // three 32-row blocks in the backward
   set_num_threads(1);
   const RunResult one = run_with_grads(mc, *module, shapes);
   set_num_threads(2);

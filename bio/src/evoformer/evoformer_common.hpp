@@ -33,6 +33,8 @@ class LayerNormModule : public Module {
   Json config() const override { return Json{{"c", c_}}; }
   /// x [..., c] -> [..., c] through ops::layer_norm.
   Var forward(const Var& x) const;
+  /// x [c, n_0, n_1] -> [n_0, n_1, c] through channel_first_layer_norm.
+  Var forward_channel_first(const Var& x) const;
 
  private:
   int64_t c_;

@@ -1,9 +1,9 @@
 #include "attend/bio/evoformer/gated_projection.hpp"
 
-#include <cmath>
 #include <vector>
 
 #include "attend/core/error.hpp"
+#include "attend/core/fast_sigmoid.hpp"
 #include "attend/core/gemm.hpp"
 #include "attend/core/parallel.hpp"
 
@@ -12,8 +12,6 @@ namespace attend::bio {
 namespace {
 
 constexpr int64_t kRowBlock = 1024;  // (i, j) rows per work item (fixed: deterministic)
-
-inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
 // [K, 2c] = [w_gate | w_value]: one product per block computes both projections.
 std::vector<float> joined_weights(const Tensor& w_gate, const Tensor& w_value) {
@@ -55,7 +53,7 @@ Var gated_projection(const Var& x, const Var& w_gate, const Var& b_gate, const V
     project(xv.data(), w.data(), lo, nb, k, c, p.data());
     for (int64_t t = 0; t < c; ++t)
       for (int64_t r = 0; r < nb; ++r)
-        op[t * rows + lo + r] = sigmoid(p[r * 2 * c + t] + bg[t]) * (p[r * 2 * c + c + t] + bv[t]);
+        op[t * rows + lo + r] = sigmoid_approx(p[r * 2 * c + t] + bg[t]) * (p[r * 2 * c + c + t] + bv[t]);
   });
   return Var::from_op(std::move(out), {x, w_gate, b_gate, w_value, b_value},
                       [x, w_gate, b_gate, w_value, b_value, rows, k, c](const Tensor&, const Tensor& gy) {
@@ -76,7 +74,7 @@ Var gated_projection(const Var& x, const Var& w_gate, const Var& b_gate, const V
       for (int64_t t = 0; t < c; ++t)
         for (int64_t r = 0; r < nb; ++r) {
           float* pr = p.data() + r * 2 * c;
-          const float s = sigmoid(pr[t] + bg[t]), v = pr[c + t] + bv[t], g = gp[t * rows + lo + r];
+          const float s = sigmoid_approx(pr[t] + bg[t]), v = pr[c + t] + bv[t], g = gp[t * rows + lo + r];
           pr[t] = g * v * s * (1.0f - s);  // d gate logit
           pr[c + t] = g * s;               // d value
         }

@@ -14,18 +14,22 @@ namespace attend::bio {
 
 namespace {
 
-constexpr int64_t kWeightGradRows = 8;  // rows per partial sum of dw (fixed: deterministic)
+constexpr int64_t kPartialRows = 32;  // backward: least rows i per partial sum of db and dw
+constexpr int64_t kMaxPartials = 16;  // backward: most partials (each [S, N, C]); more rows per block beyond
+constexpr int64_t kProductRows = 8;   // rows i per outer product (m = 8 C) and per product of da and db (k = 8 C)
 
-// o [N, C * C] = row i of the mean outer product: o[j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2].
-// p is scratch [C, N * C].
-void outer_row(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i,
-               float* p, float* o) {
-  // p [C, N * C] = a[:, i, :]^T [C, S] b [S, N * C]
-  gemm(true, false, c, n * c, s, 1.0f / static_cast<float>(s), a + i * c, n * c, b, n * c, 0.0f, p,
-       n * c);
-  for (int64_t c1 = 0; c1 < c; ++c1)
-    for (int64_t j = 0; j < n; ++j)
-      std::copy_n(p + c1 * n * c + j * c, c, o + j * c * c + c1 * c);
+// o [rows, N, C * C] = rows i0 .. i0 + rows of the mean outer product:
+// o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch [rows * C, N * C].
+// Several rows per product so that the GEMM packs b once for rows * C rows of p, not C.
+void outer_rows(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0,
+                int64_t rows, float* p, float* o) {
+  // p [rows * C, N * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b [S, N * C]
+  gemm(true, false, rows * c, n * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b, n * c,
+       0.0f, p, n * c);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c1 = 0; c1 < c; ++c1)
+      for (int64_t j = 0; j < n; ++j)
+        std::copy_n(p + (r * c + c1) * n * c + j * c, c, o + (r * n + j) * c * c + c1 * c);
 }
 
 }  // namespace
@@ -41,52 +45,68 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
                    << shape_to_string(wv.shape()));
   const int64_t s = av.dim(0), n = av.dim(1), c = av.dim(2), cz = wv.dim(1), cc = c * c;
   Tensor out({n, n, cz});  // [N, N, c_z]
-  parallel_for(0, n, [&](int64_t i) {
-    std::vector<float> p(c * n * c), o(n * cc);  // [C, N * C], [N, C * C]
-    outer_row(av.data(), bv.data(), s, n, c, i, p.data(), o.data());
-    gemm(false, false, n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + i * n * cz, cz);
+  parallel_for_blocks(n, kProductRows, [&](int64_t lo, int64_t hi) {
+    const int64_t rows = hi - lo;
+    std::vector<float> p(rows * c * n * c), o(rows * n * cc);  // [rows * C, N * C], [rows, N, C * C]
+    outer_rows(av.data(), bv.data(), s, n, c, lo, rows, p.data(), o.data());
+    // out[lo:hi] [rows * N, c_z] = o [rows * N, C * C] w
+    gemm(false, false, rows * n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + lo * n * cz, cz);
   });
   return Var::from_op(std::move(out), {a, b, w}, [a, b, w, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
+    const bool need_a = a.requires_grad(), need_b = b.requires_grad(), need_w = w.requires_grad();
     const float* ap = a.value().data();
     const float* bp = b.value().data();
     const float* wp = w.value().data();
     const float inv_s = 1.0f / static_cast<float>(s);
-    if (a.requires_grad()) {  // da[:, i, :] [S, C] = b [S, N * C] dP_i^T, dP_i [C1, N * C2]
-      float* ga = a.grad_mut().data();
-      parallel_for(0, n, [&](int64_t i) {
-        std::vector<float> d_o(n * cc), d_p(c * n * c);  // [N, C * C], [C, N * C]
-        gemm(false, true, n, cc, cz, 1.0f, gy.data() + i * n * cz, cz, wp, cz, 0.0f, d_o.data(), cc);
-        for (int64_t c1 = 0; c1 < c; ++c1)
-          for (int64_t j = 0; j < n; ++j)
-            std::copy_n(d_o.data() + j * cc + c1 * c, c, d_p.data() + c1 * n * c + j * c);
-        gemm(false, true, s, c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + i * c, n * c);
-      });
-    }
-    if (b.requires_grad()) {  // db[:, j, :] [S, C2] = a [S, N * C1] dQ_j [N * C1, C2]
-      float* gb = b.grad_mut().data();
-      parallel_for(0, n, [&](int64_t j) {
-        std::vector<float> d_q(n * cc);  // [N_i, C1 * C2] = dy[:, j, :] w^T
-        gemm(false, true, n, cc, cz, 1.0f, gy.data() + j * cz, n * cz, wp, cz, 0.0f, d_q.data(), cc);
-        gemm(false, false, s, c, n * c, inv_s, ap, n * c, d_q.data(), c, 1.0f, gb + j * c, n * c);
-      });
-    }
-    if (w.requires_grad()) {  // dw [C * C, c_z] = sum_i O_i^T dy_i, partials per fixed row block
-      const int64_t n_blocks = (n + kWeightGradRows - 1) / kWeightGradRows;
-      std::vector<float> partial(static_cast<std::size_t>(n_blocks * cc * cz), 0.0f);
-      parallel_for_blocks(n, kWeightGradRows, [&](int64_t lo, int64_t hi) {
-        std::vector<float> p(c * n * c), o(n * cc);
-        float* part = partial.data() + (lo / kWeightGradRows) * cc * cz;
-        for (int64_t i = lo; i < hi; ++i) {
-          outer_row(ap, bp, s, n, c, i, p.data(), o.data());
-          gemm(true, false, cc, cz, n, 1.0f, o.data(), cc, gy.data() + i * n * cz, cz, 1.0f, part, cz);
+    float* ga = need_a ? a.grad_mut().data() : nullptr;
+    // Per block of rows i (its size depends on n only: deterministic): partials of db
+    // [S, N * C] and dw [C * C, c_z], added in block order afterwards (the only sums across rows).
+    const int64_t block_rows = std::max(kPartialRows, (n + kMaxPartials - 1) / kMaxPartials);
+    const int64_t n_blocks = (n + block_rows - 1) / block_rows, db_size = s * n * c, dw_size = cc * cz;
+    std::vector<float> db_partial(need_b ? static_cast<std::size_t>(n_blocks * db_size) : 0);
+    std::vector<float> dw_partial(need_w ? static_cast<std::size_t>(n_blocks * dw_size) : 0);
+    parallel_for_blocks(n, block_rows, [&](int64_t lo, int64_t hi) {
+      const int64_t block = lo / block_rows;
+      float* db_part = need_b ? db_partial.data() + block * db_size : nullptr;  // [S, N * C2]
+      float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
+      if (db_part) std::fill_n(db_part, db_size, 0.0f);
+      if (dw_part) std::fill_n(dw_part, dw_size, 0.0f);
+      const int64_t outer_size = need_w ? kProductRows * n * cc : 0;  // dw's recomputed outer products only
+      std::vector<float> p(outer_size), o(outer_size);  // [rows * C, N * C], [rows, N, C * C]
+      std::vector<float> d_o(n * cc);                                             // [N, C * C]
+      std::vector<float> d_p(kProductRows * c * n * c);         // rows (i, c1) of dP: [rows * C1, N * C2]
+      for (int64_t r0 = lo; r0 < hi; r0 += kProductRows) {
+        const int64_t rows = std::min(kProductRows, hi - r0);
+        if (dw_part) {  // dw += O^T dy over rows r0 .. r0 + rows, O recomputed
+          outer_rows(ap, bp, s, n, c, r0, rows, p.data(), o.data());
+          gemm(true, false, cc, cz, rows * n, 1.0f, o.data(), cc, gy.data() + r0 * n * cz, cz, 1.0f,
+               dw_part, cz);
         }
-      });
-      float* gw = w.grad_mut().data();
-      for (int64_t blk = 0; blk < n_blocks; ++blk) {
-        const float* part = partial.data() + blk * cc * cz;
-        for (int64_t e = 0; e < cc * cz; ++e) gw[e] += part[e];
+        for (int64_t i = r0; i < r0 + rows; ++i) {
+          const float* gy_i = gy.data() + i * n * cz;  // [N, c_z]
+          if (ga || db_part) {  // dO_i [N, C1 * C2] = dy_i w^T, laid out as dP_i [C1, N * C2]
+            gemm(false, true, n, cc, cz, 1.0f, gy_i, cz, wp, cz, 0.0f, d_o.data(), cc);
+            float* d_p_i = d_p.data() + (i - r0) * c * n * c;
+            for (int64_t c1 = 0; c1 < c; ++c1)
+              for (int64_t j = 0; j < n; ++j)
+                std::copy_n(d_o.data() + j * cc + c1 * c, c, d_p_i + c1 * n * c + j * c);
+          }
+        }
+        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T
+        if (ga) gemm(false, true, s, rows * c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + r0 * c, n * c);
+        // db [S, N * C2] += 1/S a[:, r0:r0 + rows, :] [S, rows * C1] dP
+        if (db_part)
+          gemm(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f, db_part, n * c);
       }
-    }
+    });
+    auto add_partials = [n_blocks](const std::vector<float>& partial, int64_t size, float* grad) {
+      for (int64_t block = 0; block < n_blocks; ++block) {
+        const float* part = partial.data() + block * size;
+        for (int64_t e = 0; e < size; ++e) grad[e] += part[e];
+      }
+    };
+    if (need_b) add_partials(db_partial, db_size, b.grad_mut().data());
+    if (need_w) add_partials(dw_partial, dw_size, w.grad_mut().data());
   });
 }
 

@@ -5,7 +5,6 @@
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/batched_matmul.hpp"
 #include "attend/core/ops/elementwise.hpp"
-#include "attend/core/ops/shape.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -59,7 +58,7 @@ Var TriangleMultiplication::forward(const Var& z) const {
                                   linear_b_p_->bias());  // outgoing [c, j, k]; incoming [c, k, j]
   const Var x = outgoing_ ? ops::batched_matmul(at, bt, false, true)   // [c, i, j]
                           : ops::batched_matmul(at, bt, true, false);  // [c, i, j]
-  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_out_).forward(ops::permute(x, {1, 2, 0}));  // [n_res, n_res, c]
+  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_out_).forward_channel_first(x);  // [n_res, n_res, c]
   const Var g = ops::sigmoid(linear_g_->forward(zn));  // [n_res, n_res, c_z]
   return ops::mul(g, linear_z_->forward(xn));          // [n_res, n_res, c_z]
 }

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fast_exp.hpp"
+#include "attend/core/fast_exp.hpp"
+#include "attend/core/fast_sigmoid.hpp"
 #include "support.hpp"
 
 namespace attend::ops {
@@ -51,7 +52,7 @@ Var elu(const Var& x, float alpha) {
   return pointwise(
       x,
       [alpha](float v) {  // both sides computed, so that the loop vectorises
-        const float negative = alpha * detail::expm1_approx(std::min(v, 0.0f));
+        const float negative = alpha * expm1_approx(std::min(v, 0.0f));
         return v > 0.0f ? v : negative;
       },
       [alpha](float v, float y) { return v > 0.0f ? 1.0f : y + alpha; });
@@ -64,7 +65,8 @@ Var leaky_relu(const Var& x, float negative_slope) {
 }
 
 Var sigmoid(const Var& x) {
-  return pointwise(x, detail::stable_sigmoid, [](float, float y) { return y * (1.0f - y); });
+  return pointwise(
+      x, [](float v) { return sigmoid_approx(v); }, [](float, float y) { return y * (1.0f - y); });
 }
 
 Var tanh(const Var& x) {

@@ -7,15 +7,15 @@
 #include <memory>
 
 #include "attend/core/error.hpp"
+#include "attend/core/fast_exp.hpp"
+#include "attend/core/fast_sigmoid.hpp"
 #include "attend/core/parallel.hpp"
-#include "fast_exp.hpp"
 #include "tile_gemm.hpp"
 
 namespace attend::ops {
 
 namespace {
 
-using detail::exp_approx;
 using attend::detail::kTileVec;
 using attend::detail::tile_gemm;
 using attend::detail::tile_load;
@@ -198,8 +198,6 @@ void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c
   }
 }
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
 // Where the backward sends its gradients (null = not needed).
 struct GradTargets {
   float* dq = nullptr;        // [B, H, nq, d], or the partial buffer of segment 0
@@ -361,14 +359,22 @@ void dense_attention_backward(const Saved& saved, const Var& q, const Var& k, co
   Tensor d_out_gated;
   const float* d_out = grad.data();
   if (gate.defined()) {
-    d_out_gated = Tensor(grad.shape());
-    const float* gv = gate.value().data();
+    d_out_gated = Tensor::uninitialized(grad.shape());  // every element written
     float* dgate = gate.requires_grad() ? gate.grad_mut().data() : nullptr;
     parallel_for_blocks(grad.numel(), 1 << 14, [&](int64_t lo, int64_t hi) {
+      const float* __restrict gv = gate.value().data();  // locals, so that the loops vectorise
+      const float* __restrict gr = grad.data();
+      const float* __restrict ov = o.data();
+      float* __restrict dout = d_out_gated.data();
+      if (dgate == nullptr) {
+        for (int64_t e = lo; e < hi; ++e) dout[e] = gr[e] * sigmoid_approx(gv[e]);
+        return;
+      }
+      float* __restrict dg = dgate;
       for (int64_t e = lo; e < hi; ++e) {
-        const float sg = sigmoid(gv[e]);
-        d_out_gated[e] = grad[e] * sg;
-        if (dgate != nullptr) dgate[e] += grad[e] * o[e] * sg * (1.0f - sg);
+        const float sg = sigmoid_approx(gv[e]);
+        dout[e] = gr[e] * sg;
+        dg[e] += gr[e] * ov[e] * sg * (1.0f - sg);
       }
     });
     d_out = d_out_gated.data();
@@ -522,10 +528,12 @@ Var dense_attention(const Var& q, const Var& k, const Var& v, const DenseAttenti
 
   Tensor out;
   if (options.gate.defined()) {
-    out = Tensor(o.shape());  // [B, H, nq, dv]
-    const float* gv = options.gate.value().data();
+    out = Tensor::uninitialized(o.shape());  // [B, H, nq, dv], every element written
     parallel_for_blocks(o.numel(), 1 << 14, [&](int64_t lo, int64_t hi) {
-      for (int64_t e = lo; e < hi; ++e) out[e] = sigmoid(gv[e]) * o[e];
+      const float* __restrict gv = options.gate.value().data();  // locals, so that the loop vectorises
+      const float* __restrict ov = o.data();
+      float* __restrict ys = out.data();
+      for (int64_t e = lo; e < hi; ++e) ys[e] = sigmoid_approx(gv[e]) * ov[e];
     });
     if (record) saved->o = std::move(o);
   } else {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "attend/core/error.hpp"
+#include "attend/core/fast_exp.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
-#include "fast_exp.hpp"
 
 namespace attend::ops {
 
@@ -276,7 +276,7 @@ void softmax_columns(float* w, int64_t deg, int64_t heads, float* mx, float* sum
   }
   for (int64_t p = 0; p < deg; ++p) {
     for (int64_t h = 0; h < heads; ++h) {
-      const float x = detail::exp_approx(w[p * heads + h] - mx[h]);
+      const float x = exp_approx(w[p * heads + h] - mx[h]);
       w[p * heads + h] = x;
       sum[h] += x;
     }

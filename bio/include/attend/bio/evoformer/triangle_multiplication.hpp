@@ -42,7 +42,9 @@ class TriangleMultiplication : public Module {
   /// x_ij = sum_k a_ik * b_jk; incoming: x_ij = sum_k a_ki * b_kj, per channel; then
   /// g_ij * linear_z(layer_norm_out(x_ij)). The gated edges a and b come channel-first from
   /// gated_projection (projections, gate and layout in one op, the projections never stored);
-  /// the sum over k is one GEMM per channel (ops::batched_matmul), parallel over channels.
+  /// the sum over k is one GEMM per channel (ops::batched_matmul), parallel over channels;
+  /// its channel-first result goes through channel_first_layer_norm, which writes x_ij
+  /// channel-last for linear_z without a separate transposed copy.
   Var forward(const Var& z) const;
 
   /// Register both directions.

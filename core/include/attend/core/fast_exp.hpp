@@ -1,12 +1,12 @@
 #pragma once
-/// Vectorisable exp for float kernels (private to attend::core), shared by dense attention and
-/// the pointwise activations.
+/// Vectorisable exp for float kernels: the polynomial exp behind dense and sparse attention's
+/// softmax, the ELU and the sigmoid of fast_sigmoid.hpp (usable by bio/ kernels as well).
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
-namespace attend::ops::detail {
+namespace attend {
 
 /// exp(x) for x <= 88, exactly 0 below -87 and for -inf (Cephes expf: 2^n * p(r) with
 /// r = x - n ln 2 and a degree-6 polynomial; relative error about 2e-7). Branch-free with
@@ -46,4 +46,4 @@ inline float expm1_approx(float x) {
   return std::fabs(x) < 0.34f ? small : large;
 }
 
-}  // namespace attend::ops::detail
+}  // namespace attend
