@@ -72,6 +72,29 @@ TEST_CASE("target forward: logits and gradients of each copy are the whole compu
   }
 }
 
+TEST_CASE("target forward: a shared input row for the outermost nodes gives each copy's logits and mask gradient", "[explain]") {
+  ScopedThreads threads(1);
+  for (const std::string layer : {"gat", "rgcn", "jk-gcn"}) {
+    CAPTURE(layer);
+    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 17), true);
+    auto registry = graph_registry();
+    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    model.eval();
+    const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+    const int64_t e = cg.data.graph.plain().num_edges(), copies = 4;
+    const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
+    REQUIRE(shared.features().rows() < own.features().rows());  // the outermost nodes are held once
+    const Tensor mask = random_tensor({copies * e}, 8, 0.1f, 1.0f);  // [copies E]
+    Var m_own(mask, true), m_shared(mask, true);
+    Var f_own = target_log_probability(model, own, own.features(), m_own, 2);
+    Var f_shared = target_log_probability(model, shared, shared.features(), m_shared, 2);
+    f_own.backward();
+    f_shared.backward();
+    CHECK(f_shared.value().item() == Approx(f_own.value().item()).margin(1e-6));
+    for (int64_t i = 0; i < copies * e; ++i) CHECK(m_shared.grad()[i] == Approx(m_own.grad()[i]).margin(1e-6));
+  }
+}
+
 TEST_CASE("target forward: predicted class and value of one copy are the computation graph's", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, false, 15), true);
   auto registry = graph_registry();

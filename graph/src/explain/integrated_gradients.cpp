@@ -24,7 +24,8 @@ IntegratedGradients integrated_gradients_edges(TargetForwards& passes, int64_t c
   const int64_t per_batch = std::max<int64_t>(batch_values / (n + e_count), 1);
   return integrate_from_zero(Tensor({e_count}, 1.0f), path, per_batch,
                              [&](const Tensor& mask, int64_t copies) -> PathGradient {
-                               const EdgeGradient g = edge_gradient(passes.model(), passes.copies(copies), mask, cls);
+                               const TargetForward& pass = passes.copies(copies, TargetForward::Input::kShared);
+                               const EdgeGradient g = edge_gradient(passes.model(), pass, mask, cls);
                                return {g.value, g.gradient};
                              });
 }

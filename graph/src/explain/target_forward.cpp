@@ -10,44 +10,61 @@ namespace attend::graph {
 
 namespace {
 
-// `copies` copies of the rows of `m` one after the other [copies rows, cols].
-SparseMatrix tile_rows(const SparseMatrix& m, int64_t copies) {
+// Rows `nodes` of `m`, in that order [nodes.size(), cols].
+SparseMatrix select_rows(const SparseMatrix& m, const std::vector<int64_t>& nodes) {
   std::vector<int64_t> r, c;
   std::vector<float> v;
-  for (int64_t k = 0; k < copies; ++k) {
-    for (int64_t i = 0; i < m.rows(); ++i) {
-      for (int64_t p = m.indptr()[i]; p < m.indptr()[i + 1]; ++p) {
-        r.push_back(k * m.rows() + i);
-        c.push_back(m.indices()[p]);
-        v.push_back(m.values()[p]);
-      }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (int64_t p = m.indptr()[nodes[i]]; p < m.indptr()[nodes[i] + 1]; ++p) {
+      r.push_back(static_cast<int64_t>(i));
+      c.push_back(m.indices()[p]);
+      v.push_back(m.values()[p]);
     }
   }
-  return SparseMatrix::from_triplets(copies * m.rows(), m.cols(), r, c, v);
+  return SparseMatrix::from_triplets(static_cast<int64_t>(nodes.size()), m.cols(), r, c, v);
 }
 
-// Local nodes with d(v) <= reach, ascending.
-std::vector<int64_t> nodes_within(const ComputationGraph& cg, int reach) {
-  std::vector<int64_t> out;
-  for (int64_t v = 0; v < cg.num_nodes(); ++v) {
-    if (cg.distance[v] <= reach) out.push_back(v);
+// The rows of one layer: the (copy, local node) of each row, and the row of each
+// (copy, node) it holds ([copies n], -1 where none).
+struct RowLayout {
+  std::vector<int64_t> copy, node;
+  std::vector<int64_t> row;
+};
+
+// The nodes with d(v) <= reach of every copy, copy by copy in ascending local order; with
+// `shared_outer`, the nodes at d(v) = L appear once, after the copies, and every copy reads
+// that row.
+RowLayout row_layout(const ComputationGraph& cg, int reach, int64_t copies, bool shared_outer) {
+  const int64_t n = cg.num_nodes();
+  RowLayout out;
+  out.row.assign(static_cast<std::size_t>(copies * n), -1);
+  auto add = [&](int64_t k, int64_t v) {
+    out.row[k * n + v] = static_cast<int64_t>(out.node.size());
+    out.copy.push_back(k);
+    out.node.push_back(v);
+  };
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t v = 0; v < n; ++v) {
+      if (cg.distance[v] <= reach && !(shared_outer && cg.distance[v] == cg.hops)) add(k, v);
+    }
+  }
+  if (shared_outer) {
+    for (int64_t v = 0; v < n; ++v) {
+      if (cg.distance[v] > reach || cg.distance[v] != cg.hops) continue;
+      add(0, v);
+      for (int64_t k = 1; k < copies; ++k) out.row[k * n + v] = out.row[v];
+    }
   }
   return out;
 }
 
-// [copies |rows|] the position of each of `rows` in `among` (a superset, both ascending),
-// copy k's rows offset by k |rows| in the output and by k |among| in the positions.
-std::vector<int64_t> positions_in(const std::vector<int64_t>& rows, const std::vector<int64_t>& among, int64_t copies) {
-  std::vector<int64_t> one;
-  for (int64_t v : rows) {
-    const auto it = std::lower_bound(among.begin(), among.end(), v);
-    ATTEND_CHECK(it != among.end() && *it == v, "node " << v << " is not among the previous layer's rows");
-    one.push_back(it - among.begin());
-  }
+// For each row of `to`, the row of `from` holding the same (copy, node).
+std::vector<int64_t> rows_in(const RowLayout& to, const RowLayout& from, int64_t n) {
   std::vector<int64_t> out;
-  const auto m = static_cast<int64_t>(among.size());
-  for (int64_t k = 0; k < copies; ++k) {
-    for (int64_t p : one) out.push_back(k * m + p);
+  for (std::size_t r = 0; r < to.node.size(); ++r) {
+    const int64_t source = from.row[to.copy[r] * n + to.node[r]];
+    ATTEND_CHECK(source >= 0, "node " << to.node[r] << " is not among the previous layer's rows");
+    out.push_back(source);
   }
   return out;
 }
@@ -60,7 +77,7 @@ Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
 
 }  // namespace
 
-TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies)
+TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
     : copies_(copies), target_(cg.target) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
   ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
@@ -68,62 +85,58 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
   ATTEND_CHECK(message_passing_hops(model) == cg.hops,
                "a computation graph of " << cg.hops << " hops for a model of " << message_passing_hops(model));
   const GraphView& plain = cg.data.graph.plain();
+  const int64_t n = cg.num_nodes();
   num_edges_ = plain.num_edges();
-  features_ = copies == 1 ? cg.data.features
-                          : NodeFeatures(std::make_shared<const SparseMatrix>(tile_rows(*cg.data.features.sparse, copies)));
+  const bool shared = input == Input::kShared && copies > 1;
 
   int after = cg.hops;  // message-passing layers after the current one
-  std::vector<std::vector<int64_t>> rows_of;  // per layer, its input (and output) nodes
+  std::vector<RowLayout> layouts;  // per layer, its input (and output) rows
   for (std::size_t i = 0; i < layers.size(); ++i) {
     ATTEND_CHECK(layers[i]->reads_in_neighbors_only(),
                  "layer " << i << " (" << layers[i]->type_name() << ") reads more than its in-neighbours");
     if (layers[i]->passes_messages()) --after;
     const int reach = after + (layers[i]->passes_messages() ? 1 : 0);
-    const std::vector<int64_t>& rows = rows_of.emplace_back(nodes_within(cg, reach));
-    if (i == 0) ATTEND_CHECK(static_cast<int64_t>(rows.size()) == cg.num_nodes(), "the first layer reads every node");
-
+    const RowLayout& rows = layouts.emplace_back(row_layout(cg, reach, copies, shared && reach == cg.hops));
     Layer& layer = layers_.emplace_back();
     const bool last = i + 1 == layers.size();
-    if (last && model.concatenates_hidden()) {
-      for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(positions_in(rows, rows_of[j], copies));
-    } else if (i > 0 && rows.size() != rows_of[i - 1].size()) {
-      layer.input_rows = positions_in(rows, rows_of[i - 1], copies);
+    if (i == 0) {
+      ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
+      features_ = copies == 1 ? cg.data.features
+                              : NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*cg.data.features.sparse, rows.node)));
+    } else if (last && model.concatenates_hidden()) {
+      for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
+    } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
+      layer.input_rows = rows_in(rows, layouts[i - 1], n);
     }
 
-    std::vector<int64_t> position(static_cast<std::size_t>(cg.num_nodes()), -1);
-    for (std::size_t p = 0; p < rows.size(); ++p) position[rows[p]] = static_cast<int64_t>(p);
-    std::vector<int64_t> kept;  // plain edges into a node whose output is read, from a row of this layer
-    for (int64_t e = 0; e < num_edges_; ++e) {
-      if (cg.distance[plain.dst[e]] <= after && position[plain.src[e]] >= 0) kept.push_back(e);
-    }
-    const auto n = static_cast<int64_t>(rows.size());
     std::vector<int64_t> src, dst, relation, plain_degree, looped_degree;
+    std::vector<int64_t> kept;  // per copy: plain edges into a node whose output is read, from a row of this layer
     for (int64_t k = 0; k < copies; ++k) {
-      for (int64_t e : kept) {
-        src.push_back(k * n + position[plain.src[e]]);
-        dst.push_back(k * n + position[plain.dst[e]]);
+      for (int64_t e = 0; e < num_edges_; ++e) {
+        if (cg.distance[plain.dst[e]] > after || rows.row[k * n + plain.src[e]] < 0) continue;
+        src.push_back(rows.row[k * n + plain.src[e]]);
+        dst.push_back(rows.row[k * n + plain.dst[e]]);
         relation.push_back(plain.relation[e]);
+        kept.push_back(e);
         layer.mask_index.push_back(k * num_edges_ + e);
       }
-      for (int64_t v : rows) {
-        plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
-        looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
-      }
     }
-    layer.graph = GraphContext::from_edges(copies * n, cg.data.graph.num_relations(), std::move(src), std::move(dst),
-                                           std::move(relation));
+    for (int64_t v : rows.node) {
+      plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
+      looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
+    }
+    layer.graph = GraphContext::from_edges(static_cast<int64_t>(rows.node.size()), cg.data.graph.num_relations(),
+                                           std::move(src), std::move(dst), std::move(relation));
     layer.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
     if (plain.has_edge_features()) {
       const int64_t width = plain.edge_features.dim(1);
-      Tensor tiled({copies * static_cast<int64_t>(kept.size()), width});  // [copies E_layer, D]
-      float* out = tiled.data();
-      for (int64_t k = 0; k < copies; ++k) {
-        for (int64_t e : kept) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
-      }
-      layer.graph.set_edge_features(tiled);
+      Tensor rows_of_edges({static_cast<int64_t>(kept.size()), width});  // [copies E_layer, D]
+      float* out = rows_of_edges.data();
+      for (int64_t e : kept) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      layer.graph.set_edge_features(rows_of_edges);
     }
   }
-  target_rows_ = positions_in({cg.target}, rows_of.back(), copies);
+  for (int64_t k = 0; k < copies; ++k) target_rows_.push_back(layouts.back().row[k * n + cg.target]);
 }
 
 Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, const Var& edge_mask) const {
@@ -152,9 +165,10 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
   return ops::gather_rows(out, target_rows_);
 }
 
-const TargetForward& TargetForwards::copies(int64_t copies) {
-  std::unique_ptr<TargetForward>& pass = built_[copies];
-  if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies);
+const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input input) {
+  if (copies == 1) input = TargetForward::Input::kPerCopy;  // one copy: the same rows either way
+  std::unique_ptr<TargetForward>& pass = built_[{copies, input}];
+  if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies, input);
   return *pass;
 }
 

@@ -21,11 +21,17 @@
 ///
 /// `copies` disjoint copies run in one pass (copy k's rows follow copy k - 1's; its edge e
 /// of the computation graph is mask entry k E + e), so a batch of integration steps is one
-/// forward and one backward.
+/// forward and one backward. When every copy reads the same input and only the edge mask
+/// differs (Input::kShared: integrated gradients on edges), the nodes at d(v) = L, which only
+/// feed their input row to the first message-passing layer, are held once for all copies:
+/// each copy's edges from them read the one row (the in-edges of every node whose output is
+/// read, and their mask entries, stay each copy's own). On BA-Shapes that is 40 of the 50
+/// rows of the first layer.
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
@@ -36,20 +42,26 @@ namespace attend::graph {
 
 class TargetForward {
  public:
+  /// Whether each copy has an input of its own or all read features() (see above).
+  enum class Input { kPerCopy, kShared };
+
   /// The pass of `model` over `copies` copies of `cg` (built for this model: cg.hops is its
   /// message-passing layer count). Throws attend::Error for a layer that reads more than its
   /// in-neighbours.
-  TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies);
+  TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
+                Input input = Input::kPerCopy);
 
   int64_t copies() const { return copies_; }
   /// Local target node of each copy in the rows of the input.
   int64_t target() const { return target_; }
   /// Plain edges of the computation graph, per copy (the mask holds copies x this many).
   int64_t num_edges() const { return num_edges_; }
-  /// The computation graph's input features, repeated for the copies [copies n, F] (sparse).
+  /// The computation graph's input features in the rows of the pass (sparse): [copies n, F],
+  /// or with Input::kShared fewer rows.
   const NodeFeatures& features() const { return features_; }
 
-  /// The target's logits in each copy [copies, C] for the input `x` [copies n, F] and, when
+  /// The target's logits in each copy [copies, C] for the input `x` ([copies n, F]; with
+  /// Input::kShared it must be features()) and, when
   /// defined, the soft edge mask `edge_mask` [copies E] over the computation graph's plain
   /// edges (copy k's edge e at k E + e; GraphContext::with_edge_mask). `model` is the one the
   /// pass was built for, in evaluation mode.
@@ -80,12 +92,12 @@ class TargetForwards {
   TargetForwards(const NodeClassifier& model, const ComputationGraph& cg) : model_(model), cg_(cg) {}
   const NodeClassifier& model() const { return model_; }
   const ComputationGraph& graph() const { return cg_; }
-  const TargetForward& copies(int64_t copies);
+  const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
 
  private:
   const NodeClassifier& model_;
   const ComputationGraph& cg_;
-  std::map<int64_t, std::unique_ptr<TargetForward>> built_;
+  std::map<std::pair<int64_t, TargetForward::Input>, std::unique_ptr<TargetForward>> built_;
 };
 
 }  // namespace attend::graph
