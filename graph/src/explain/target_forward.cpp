@@ -109,18 +109,30 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
       layer.input_rows = rows_in(rows, layouts[i - 1], n);
     }
 
-    std::vector<int64_t> src, dst, relation, plain_degree, looped_degree;
-    std::vector<int64_t> kept;  // per copy: plain edges into a node whose output is read, from a row of this layer
+    std::vector<int64_t> one;  // plain edges into a node whose output is read, from a node of this layer
+    for (int64_t e = 0; e < num_edges_; ++e) {
+      if (cg.distance[plain.dst[e]] <= after && cg.distance[plain.src[e]] <= reach) one.push_back(e);
+    }
+    const std::size_t count = static_cast<std::size_t>(copies) * one.size();
+    std::vector<int64_t> src, dst, relation, kept;  // [copies E_layer]
+    src.reserve(count);
+    dst.reserve(count);
+    relation.reserve(count);
+    kept.reserve(count);
+    layer.mask_index.reserve(count);
     for (int64_t k = 0; k < copies; ++k) {
-      for (int64_t e = 0; e < num_edges_; ++e) {
-        if (cg.distance[plain.dst[e]] > after || rows.row[k * n + plain.src[e]] < 0) continue;
-        src.push_back(rows.row[k * n + plain.src[e]]);
-        dst.push_back(rows.row[k * n + plain.dst[e]]);
+      const int64_t* row = rows.row.data() + k * n;
+      for (int64_t e : one) {
+        src.push_back(row[plain.src[e]]);
+        dst.push_back(row[plain.dst[e]]);
         relation.push_back(plain.relation[e]);
         kept.push_back(e);
         layer.mask_index.push_back(k * num_edges_ + e);
       }
     }
+    std::vector<int64_t> plain_degree, looped_degree;  // of each row's node in the whole graph
+    plain_degree.reserve(rows.node.size());
+    looped_degree.reserve(rows.node.size());
     for (int64_t v : rows.node) {
       plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
       looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
