@@ -22,7 +22,11 @@ ContactAttribution integrated_gradients_contact(const ContactModel& model, const
     logits.backward(seed);
     return PathGradient{logits.value()[i * W + j], msa.grad()};
   };
-  const PathIntegral integral = integrate_from_zero(input.msa, path, 1, gradient, progress);
+  const PathValueFn value = [&](const Tensor& point) {  // f(msa) alone, nothing recorded
+    NoGradGuard no_grad;
+    return static_cast<double>(model.forward_from_msa(Var(point), input).value()[i * W + j]);
+  };
+  const PathIntegral integral = integrate_from_zero(input.msa, path, 1, value, gradient, progress);
   ContactAttribution out;
   out.i = i;
   out.j = j;
