@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attend/bio/contact_metrics.hpp"
 #include "attend/bio/contact_model.hpp"
@@ -21,12 +22,17 @@ ContactAttribution integrated_gradients_contact(const ContactModel& model, const
   Tensor joint({n_msa + n_pair});  // [S W C + W W F]
   std::copy_n(input.msa.data(), n_msa, joint.data());
   std::copy_n(input.pair.data(), n_pair, joint.data() + n_msa);
-  // f(msa, pair) = logit (i, j) and its gradient, one point per pass.
-  const PathGradientFn gradient = [&](const Tensor& point, int64_t copies) {
-    ATTEND_CHECK(copies == 1, "the contact model takes one point per pass");
+  // A point of the path back as the two inputs: [S, W, C] and [W, W, F].
+  const auto split = [&](const Tensor& point) {
     Tensor msa_value({S, W, C}), pair_value({W, W, F});
     std::copy_n(point.data(), n_msa, msa_value.data());
     std::copy_n(point.data() + n_msa, n_pair, pair_value.data());
+    return std::pair{msa_value, pair_value};
+  };
+  // f(msa, pair) = logit (i, j) and its gradient, one point per pass.
+  const PathGradientFn gradient = [&](const Tensor& point, int64_t copies) {
+    ATTEND_CHECK(copies == 1, "the contact model takes one point per pass");
+    auto [msa_value, pair_value] = split(point);
     Var msa(msa_value, true);                                          // [S, W, C]
     Var pair(pair_value, true);                                        // [W, W, F]
     Var logits = model.forward_from_features(msa, pair, input);        // [W, W]
@@ -38,7 +44,12 @@ ContactAttribution integrated_gradients_contact(const ContactModel& model, const
     std::copy_n(pair.grad().data(), n_pair, grad.data() + n_msa);
     return PathGradient{logits.value()[i * W + j], grad};
   };
-  const PathIntegral integral = integrate_from_zero(joint, path, 1, gradient, progress);
+  const PathValueFn value = [&](const Tensor& point) {  // f(msa, pair) alone, nothing recorded
+    NoGradGuard no_grad;
+    const auto [msa_value, pair_value] = split(point);
+    return static_cast<double>(model.forward_from_features(Var(msa_value), Var(pair_value), input).value()[i * W + j]);
+  };
+  const PathIntegral integral = integrate_from_zero(joint, path, 1, value, gradient, progress);
   ContactAttribution out;
   out.i = i;
   out.j = j;

@@ -39,7 +39,7 @@ void accumulate_path(const Tensor& input, const QuadratureRule& rule, int64_t pe
 
 }  // namespace
 
-PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch,
+PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch, const PathValueFn& value,
                                  const PathGradientFn& gradient, const PathProgressFn& progress) {
   ATTEND_CHECK(path.steps >= 1 && path.max_gap >= 0.0,
                "integrated gradients with " << path.steps << " steps and a gap bound of " << path.max_gap);
@@ -47,8 +47,8 @@ PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int
   ATTEND_CHECK(input.rank() >= 1, "integrated gradients need an input of rank >= 1");
   const int64_t size = input.numel();
   PathIntegral out;
-  out.value = gradient(input, 1).value;
-  out.baseline_value = gradient(Tensor(input.shape()), 1).value;
+  out.value = value(input);
+  out.baseline_value = value(Tensor(input.shape()));
   const double change = out.value - out.baseline_value;
   std::vector<double> integral(static_cast<std::size_t>(size), 0.0);  // the rule's sum of w_k df/dx(a_k x)
   out.attribution = Tensor(input.shape());

@@ -1,7 +1,6 @@
 #include "attend/core/sparse_matrix.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "attend/core/error.hpp"
 
@@ -20,16 +19,28 @@ SparseMatrix SparseMatrix::from_triplets(int64_t rows, int64_t cols,
                  "entry (" << row[i] << ", " << col[i] << ") outside a " << rows << " x " << cols
                            << " matrix");
   }
-  // Order entries by (row, column), stable so duplicates sum in input order.
+  // Order entries by (row, column), stable so duplicates sum in input order: a counting sort
+  // by row (stable), then a stable sort by column within each row that is not in order yet.
+  std::vector<std::size_t> row_start(static_cast<std::size_t>(rows) + 1, 0);
+  for (int64_t r : row) ++row_start[r + 1];
+  for (int64_t r = 0; r < rows; ++r) row_start[r + 1] += row_start[r];
   std::vector<std::size_t> order(row.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return row[a] != row[b] ? row[a] < row[b] : col[a] < col[b];
-  });
+  {
+    std::vector<std::size_t> next(row_start.begin(), row_start.end() - 1);
+    for (std::size_t i = 0; i < row.size(); ++i) order[next[row[i]]++] = i;
+  }
+  const auto by_column = [&](std::size_t a, std::size_t b) { return col[a] < col[b]; };
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto first = order.begin() + static_cast<std::ptrdiff_t>(row_start[r]);
+    const auto last = order.begin() + static_cast<std::ptrdiff_t>(row_start[r + 1]);
+    if (!std::is_sorted(first, last, by_column)) std::stable_sort(first, last, by_column);
+  }
   SparseMatrix m;
   m.rows_ = rows;
   m.cols_ = cols;
   m.indptr_.assign(static_cast<std::size_t>(rows) + 1, 0);
+  m.indices_.reserve(order.size());
+  m.values_.reserve(order.size());
   for (std::size_t k : order) {
     if (!m.indices_.empty() && m.indptr_[row[k] + 1] > 0 && m.indices_.back() == col[k]) {
       m.values_.back() += value[k];  // duplicate of the previous (row, col)

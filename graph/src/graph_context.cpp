@@ -34,6 +34,14 @@ struct GraphContext::Cache {
   std::map<std::pair<bool, bool>, Adjacency> adjacency;
 };
 
+/// An edge mask and, built on first use, the views and the looped view's mask it gives.
+struct GraphContext::MaskedViews {
+  Var plain_mask;  ///< [E] by plain edge id
+  std::once_flag plain_built, looped_built, looped_mask_built;
+  GraphView plain, looped;  ///< the cached views with the mask in their Csrs
+  Var looped_mask;          ///< [E_looped] by looped edge id
+};
+
 namespace {
 GraphView make_view(int64_t n, std::vector<int64_t> src, std::vector<int64_t> dst,
                     std::vector<int64_t> relation) {
@@ -178,25 +186,41 @@ GraphContext GraphContext::from_in_edges(int64_t num_relations, InEdgeIndex in_e
 }
 
 const GraphView& GraphContext::plain() const {
-  if (masked_plain_) return *masked_plain_;
+  if (!masked_) return unmasked_plain();
+  std::call_once(masked_->plain_built, [&] {
+    masked_->plain = unmasked_plain();
+    masked_->plain.csr = masked_->plain.csr.with_edge_scale(masked_->plain_mask);
+  });
+  return masked_->plain;
+}
+
+const GraphView& GraphContext::looped() const {
+  if (!masked_) return unmasked_looped();
+  std::call_once(masked_->looped_built, [&] {
+    masked_->looped = unmasked_looped();
+    masked_->looped.csr = masked_->looped.csr.with_edge_scale(view_mask(true));
+  });
+  return masked_->looped;
+}
+
+const GraphView& GraphContext::unmasked_plain() const {
   static const GraphView kEmpty;
   if (!cache_) return kEmpty;
   std::call_once(cache_->plain_built, [&] { cache_->plain = plain_view(*in_edges_, edge_features_); });
   return cache_->plain;
 }
 
-const GraphView& GraphContext::looped() const {
-  if (masked_looped_) return *masked_looped_;
+const GraphView& GraphContext::unmasked_looped() const {
   static const GraphView kEmpty;
   if (!cache_) return kEmpty;
-  const GraphView& from = plain();
+  const GraphView& from = unmasked_plain();
   std::call_once(cache_->looped_built,
                  [&] { cache_->looped = looped_view(from, num_nodes_, num_relations_ - 1, cache_->looped_origin); });
   return cache_->looped;
 }
 
 const std::vector<int64_t>& GraphContext::looped_origin() const {
-  looped();
+  unmasked_looped();
   static const std::vector<int64_t> kNone;
   return cache_ ? cache_->looped_origin : kNone;
 }
@@ -215,7 +239,7 @@ void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::ve
 int64_t GraphContext::normalization_degree(int64_t node, bool self_loops) const {
   ATTEND_CHECK(node >= 0 && node < num_nodes_, "normalization_degree of node " << node << " of " << num_nodes_);
   const std::vector<int64_t>& given = self_loops ? looped_degree_ : plain_degree_;
-  return given.empty() ? view(self_loops).csr.in_degree(node) : given[node];
+  return given.empty() ? unmasked_view(self_loops).csr.in_degree(node) : given[node];
 }
 
 GraphContext GraphContext::with_edge_mask(Var mask) const {
@@ -223,20 +247,27 @@ GraphContext GraphContext::with_edge_mask(Var mask) const {
   ATTEND_CHECK(mask.defined() && mask.value().shape() == (Shape{n_edges}),
                "with_edge_mask: a mask of shape " << (mask.defined() ? shape_to_string(mask.value().shape()) : "undefined")
                                                   << ", expected [E] = [" << n_edges << "]");
+  GraphContext masked = *this;
+  masked.masked_ = std::make_shared<MaskedViews>();
+  masked.masked_->plain_mask = std::move(mask);
+  return masked;
+}
+
+const Var& GraphContext::view_mask(bool self_loops) const {
+  static const Var kNone;
+  if (!masked_) return kNone;
+  if (!self_loops) return masked_->plain_mask;
   // looped[e] = mask[origin] for a kept edge, 1 for an added self-loop: a gather from
   // [mask, 1] [E + 1] with index E for the self-loops.
-  const std::vector<int64_t>& origin = looped_origin();
-  std::vector<int64_t> from(origin.size());  // [E_looped]
-  for (std::size_t e = 0; e < from.size(); ++e) from[e] = origin[e] < 0 ? n_edges : origin[e];
-  const Var looped_mask = ops::gather_rows(ops::concat({mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
-  auto masked_plain = std::make_shared<GraphView>(plain());
-  auto masked_looped = std::make_shared<GraphView>(looped());
-  masked_plain->csr = masked_plain->csr.with_edge_scale(std::move(mask));
-  masked_looped->csr = masked_looped->csr.with_edge_scale(looped_mask);
-  GraphContext masked = *this;
-  masked.masked_plain_ = std::move(masked_plain);
-  masked.masked_looped_ = std::move(masked_looped);
-  return masked;
+  std::call_once(masked_->looped_mask_built, [&] {
+    const int64_t n_edges = in_edges().num_edges();
+    const std::vector<int64_t>& origin = looped_origin();
+    std::vector<int64_t> from(origin.size());  // [E_looped]
+    for (std::size_t e = 0; e < from.size(); ++e) from[e] = origin[e] < 0 ? n_edges : origin[e];
+    masked_->looped_mask =
+        ops::gather_rows(ops::concat({masked_->plain_mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+  });
+  return masked_->looped_mask;
 }
 
 void GraphContext::set_edge_features(const Tensor& features) {
@@ -252,8 +283,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
                                                                      int64_t num_relations,
                                                                      bool for_attention) const {
   std::shared_ptr<const RelationalIndex> index = cached_relational_index(self_loops, num_relations, for_attention);
-  const GraphView& v = view(self_loops);
-  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  const Var& mask = view_mask(self_loops);  // [E] of this view
   if (!mask.defined()) return index;
   auto masked = std::make_shared<RelationalIndex>(*index);
   if (for_attention) {
@@ -274,7 +304,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::cached_relational_index(boo
   const auto key = std::make_tuple(self_loops, num_relations, for_attention);
   auto found = cache_->relational.find(key);
   if (found != cache_->relational.end()) return found->second;
-  const GraphView& v = view(self_loops);
+  const GraphView& v = unmasked_view(self_loops);
   const int64_t n_edges = v.num_edges();
   for (int64_t e = 0; e < n_edges; ++e) {
     const int64_t r = v.relation[e];
@@ -326,7 +356,6 @@ std::shared_ptr<const RelationalIndex> GraphContext::cached_relational_index(boo
 
 std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, bool normalize) const {
   ATTEND_CHECK(cache_ != nullptr, "adjacency on a GraphContext not built by from_edges");
-  const GraphView& v = view(self_loops);
   const Adjacency* cached = nullptr;  // entries of the cache are never removed
   {
     std::lock_guard<std::mutex> lock(cache_->mutex);
@@ -334,13 +363,13 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
     if (!slot.matrix) slot = build_adjacency(self_loops, normalize);
     cached = &slot;
   }
-  const Var& mask = v.csr.edge_scale();  // [E] of this view
+  const Var& mask = view_mask(self_loops);  // [E] of this view
   if (!mask.defined()) return cached->matrix;
   return masked_matrix(*cached->matrix, cached->edge_entry, cached->edge_weight, mask);
 }
 
 GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool normalize) const {
-  const GraphView& v = view(self_loops);
+  const GraphView& v = unmasked_view(self_loops);
   std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
     std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
@@ -366,7 +395,7 @@ std::shared_ptr<const std::vector<int32_t>> GraphContext::distances(int32_t max_
   auto& slot = cache_->distances[max_distance];
   if (!slot) {
     slot = std::make_shared<const std::vector<int32_t>>(
-        shortest_path_distances(EdgeList{num_nodes_, plain().src, plain().dst}, max_distance));
+        shortest_path_distances(EdgeList{num_nodes_, unmasked_plain().src, unmasked_plain().dst}, max_distance));
   }
   return slot;
 }

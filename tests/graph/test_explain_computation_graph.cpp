@@ -57,31 +57,6 @@ TEST_CASE("computation graph: explained edges are the plain edges into nodes wit
   CHECK(cg.data.graph.normalization_degree(2, true) == 4);
 }
 
-TEST_CASE("computation graph: every copy of replicate predicts the target as the full graph (gcn)", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
-  auto registry = graph_registry();
-  NodeClassifier model(two_layer_model("gcn", full), *registry);
-  const Tensor all = predict_logits(model, full);  // [N, C]
-  const int64_t c = all.dim(1), target = 17;
-  const ComputationGraph cg = computation_graph(full, target, 2);
-  const PreparedNodeData many = replicate(cg.data, 3);
-  const Tensor copies = predict_logits(model, many);  // [3 n, C]
-  for (int64_t k = 0; k < 3; ++k) {
-    for (int64_t j = 0; j < c; ++j) {
-      CHECK(copies[(k * cg.num_nodes() + cg.target) * c + j] == Approx(all[target * c + j]).margin(1e-5));
-    }
-  }
-}
-
-TEST_CASE("computation graph: replicate numbers copy k's edge e as k E + e", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(30, 40, 3, 2, true, 5), true);
-  const ComputationGraph cg = computation_graph(full, 4, 2);
-  const PreparedNodeData many = replicate(cg.data, 3);  // checks its own numbering
-  CHECK(many.dataset.num_nodes == 3 * cg.num_nodes());
-  CHECK(many.graph.plain().num_edges() == 3 * cg.data.graph.plain().num_edges());
-  CHECK(many.graph.plain().relation[2 * cg.data.graph.plain().num_edges() + 1] == cg.data.graph.plain().relation[1]);
-}
-
 TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
   auto registry = graph_registry();

@@ -67,7 +67,7 @@ TEST_CASE("feature gradient of the explained quantity matches finite differences
     model.eval();
     const ComputationGraph cg = computation_graph(full, 5, 2);
     const Tensor x = dense_features(cg);
-    const Tensor g = feature_gradient(model, cg.data.graph, x, cg.target, 1, 1).gradient;
+    const Tensor g = feature_gradient(model, TargetForward(model, cg, 1), x, 1).gradient;
     const double eps = 1e-3;
     auto f = [&](const Tensor& input) {
       NoGradGuard no_grad;
@@ -96,18 +96,19 @@ TEST_CASE("integrated gradients: completeness gap under 1 % at 50 steps of eithe
     NodeClassifier model(two_layer_model(layer, full), *registry);
     model.eval();
     const ComputationGraph cg = computation_graph(full, 7, 2);
+    TargetForwards passes(model, cg);
     for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
       CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_features(model, cg, 0, PathSteps{kind, 50});
+      const IntegratedGradients ig = integrated_gradients_features(passes, 0, PathSteps{kind, 50});
       const double change = ig.value - ig.baseline_value;
       CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
       REQUIRE(std::abs(change) > 1e-3);
       CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
       // One step is the gradient at x / 2 times x: a cruder rule with a visibly larger gap.
-      const IntegratedGradients crude = integrated_gradients_features(model, cg, 0, PathSteps{kind, 1});
+      const IntegratedGradients crude = integrated_gradients_features(passes, 0, PathSteps{kind, 1});
       CHECK(std::abs(crude.completeness_gap) > std::abs(ig.completeness_gap));
       // Batches of one step give the same attributions as all steps in one batch.
-      const IntegratedGradients unbatched = integrated_gradients_features(model, cg, 0, PathSteps{kind, 50}, 1);
+      const IntegratedGradients unbatched = integrated_gradients_features(passes, 0, PathSteps{kind, 50}, 1);
       for (int64_t i = 0; i < ig.attribution.numel(); ++i)
         CHECK(unbatched.attribution[i] == Approx(ig.attribution[i]).margin(1e-6));
     }
@@ -121,13 +122,14 @@ TEST_CASE("integrated gradients with a gap bound: refined until the gap is withi
   NodeClassifier model(two_layer_model("gcn", full), *registry);
   model.eval();
   const ComputationGraph cg = computation_graph(full, 7, 2);
+  TargetForwards passes(model, cg);
   for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
     CAPTURE(quadrature_name(kind));
     const int factor = kind == QuadratureKind::kMidpoint ? 3 : 2;
     for (const bool edges : {false, true}) {
       CAPTURE(edges);
       auto ig = [&](const PathSteps& path) {
-        return edges ? integrated_gradients_edges(model, cg, 0, path) : integrated_gradients_features(model, cg, 0, path);
+        return edges ? integrated_gradients_edges(passes, 0, path) : integrated_gradients_features(passes, 0, path);
       };
       const IntegratedGradients one = ig(PathSteps{kind, 1});
       const double change = one.value - one.baseline_value;
@@ -218,7 +220,7 @@ TEST_CASE("edge-mask gradient of the explained quantity matches finite differenc
     const ComputationGraph cg = computation_graph(full, 5, 2);
     const int64_t e_count = cg.data.graph.plain().num_edges();
     const Tensor ones({e_count}, 1.0f);
-    const Tensor g = edge_gradient(model, cg.data, ones, cg.target, 2, 1).gradient;
+    const Tensor g = edge_gradient(model, TargetForward(model, cg, 1), ones, 2).gradient;
     const double eps = 1e-3;
     auto f = [&](const Tensor& mask) {
       NoGradGuard no_grad;
@@ -249,14 +251,15 @@ TEST_CASE("integrated gradients on edges: completeness gap under 1 % at 50 steps
     NodeClassifier model(two_layer_model(layer, full), *registry);
     model.eval();
     const ComputationGraph cg = computation_graph(full, 7, 2);
+    TargetForwards passes(model, cg);
     for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
       CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_edges(model, cg, 0, PathSteps{kind, 50});
+      const IntegratedGradients ig = integrated_gradients_edges(passes, 0, PathSteps{kind, 50});
       const double change = ig.value - ig.baseline_value;
       CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
       REQUIRE(std::abs(change) > 1e-3);
       CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
-      const IntegratedGradients unbatched = integrated_gradients_edges(model, cg, 0, PathSteps{kind, 50}, 1);
+      const IntegratedGradients unbatched = integrated_gradients_edges(passes, 0, PathSteps{kind, 50}, 1);
       for (int64_t e = 0; e < ig.attribution.numel(); ++e)
         CHECK(unbatched.attribution[e] == Approx(ig.attribution[e]).margin(1e-6));
       // Edges that carry no message to the target get nothing.

@@ -9,26 +9,18 @@ namespace attend::graph {
 
 namespace {
 // Rows `rows` of `m`, in that order, as a new matrix [rows.size(), m.cols()].
-SparseMatrix sparse_rows(const SparseMatrix& m, const std::vector<int64_t>& rows, int64_t copies = 1) {
+SparseMatrix sparse_rows(const SparseMatrix& m, const std::vector<int64_t>& rows) {
   std::vector<int64_t> r, c;
   std::vector<float> v;
   const auto n = static_cast<int64_t>(rows.size());
-  for (int64_t k = 0; k < copies; ++k) {
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t p = m.indptr()[rows[i]]; p < m.indptr()[rows[i] + 1]; ++p) {
-        r.push_back(k * n + i);
-        c.push_back(m.indices()[p]);
-        v.push_back(m.values()[p]);
-      }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = m.indptr()[rows[i]]; p < m.indptr()[rows[i] + 1]; ++p) {
+      r.push_back(i);
+      c.push_back(m.indices()[p]);
+      v.push_back(m.values()[p]);
     }
   }
-  return SparseMatrix::from_triplets(copies * n, m.cols(), r, c, v);
-}
-
-std::vector<int64_t> iota_ids(int64_t n) {
-  std::vector<int64_t> ids(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) ids[i] = i;
-  return ids;
+  return SparseMatrix::from_triplets(n, m.cols(), r, c, v);
 }
 
 // d(v) for every node with d(v) <= max_distance, -1 elsewhere: BFS from `target` against
@@ -122,61 +114,6 @@ int message_passing_hops(const NodeClassifier& model) {
   int hops = 0;
   for (const NodeLayer* layer : model.layers()) hops += layer->passes_messages() ? 1 : 0;
   return hops;
-}
-
-PreparedNodeData replicate(const PreparedNodeData& sub, int64_t copies) {
-  ATTEND_CHECK(copies >= 1, "replicate " << copies << " copies");
-  ATTEND_CHECK(sub.features.is_sparse(), "replicate expects sparse features");
-  const NodeDataset& d = sub.dataset;
-  NodeDataset many;
-  many.name = d.name;
-  many.num_nodes = copies * d.num_nodes;
-  many.num_classes = d.num_classes;
-  many.directed = d.directed;
-  many.relation_names = d.relation_names;
-  for (int64_t k = 0; k < copies; ++k) {
-    many.labels.insert(many.labels.end(), d.labels.begin(), d.labels.end());
-    for (int64_t e = 0; e < d.num_edges(); ++e) {
-      many.edge_src.push_back(k * d.num_nodes + d.edge_src[e]);
-      many.edge_dst.push_back(k * d.num_nodes + d.edge_dst[e]);
-      if (!d.edge_type.empty()) many.edge_type.push_back(d.edge_type[e]);
-    }
-  }
-  // The plain view of the copies is the one of `sub` repeated with node offsets (copy k's edge
-  // e is k E + e), built as is: from_dataset would derive the same edges again by sorting.
-  const GraphView& one = sub.graph.plain();
-  const int64_t e_one = one.num_edges();
-  std::vector<int64_t> src, dst, relation;
-  for (int64_t k = 0; k < copies; ++k) {
-    for (int64_t e = 0; e < e_one; ++e) {
-      src.push_back(k * d.num_nodes + one.src[e]);
-      dst.push_back(k * d.num_nodes + one.dst[e]);
-      relation.push_back(one.relation[e]);
-    }
-  }
-  PreparedNodeData out;
-  out.graph = GraphContext::from_edges(many.num_nodes, sub.graph.num_relations(), std::move(src), std::move(dst),
-                                       std::move(relation));
-  if (one.has_edge_features()) {
-    const int64_t width = one.edge_features.dim(1);
-    Tensor tiled({copies * e_one, width});  // [copies E, D]
-    for (int64_t k = 0; k < copies; ++k) {
-      std::copy(one.edge_features.data(), one.edge_features.data() + e_one * width, tiled.data() + k * e_one * width);
-    }
-    out.graph.set_edge_features(tiled);
-  }
-  std::vector<int64_t> plain_degree, looped_degree;  // [copies n]
-  for (int64_t k = 0; k < copies; ++k) {
-    for (int64_t v = 0; v < d.num_nodes; ++v) {
-      plain_degree.push_back(sub.graph.normalization_degree(v, false));
-      looped_degree.push_back(sub.graph.normalization_degree(v, true));
-    }
-  }
-  out.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
-  out.features = NodeFeatures(std::make_shared<const SparseMatrix>(
-      sparse_rows(*sub.features.sparse, iota_ids(d.num_nodes), copies)));
-  out.dataset = std::move(many);
-  return out;
 }
 
 }  // namespace attend::graph

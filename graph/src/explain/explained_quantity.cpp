@@ -21,6 +21,25 @@ Var target_log_probability(const NodeClassifier& model, const NodeFeatures& x, c
   return ops::sum(ops::mul(ops::gather_rows(ops::log_softmax(logits), rows), Var(pick)));
 }
 
+Var target_log_probability(const NodeClassifier& model, const TargetForward& pass, const NodeFeatures& x,
+                           const Var& edge_mask, int64_t cls) {
+  const Var logits = pass.logits(model, x, edge_mask);  // [copies, C]
+  const int64_t c = logits.dim(1);
+  ATTEND_CHECK(cls >= 0 && cls < c, "class " << cls << " of a model with " << c << " classes");
+  Tensor pick({pass.copies(), c}, 0.0f);  // [copies, C] one-hot of cls
+  for (int64_t k = 0; k < pass.copies(); ++k) pick[k * c + cls] = 1.0f;
+  return ops::sum(ops::mul(ops::log_softmax(logits), Var(pick)));
+}
+
+int64_t predicted_class(const NodeClassifier& model, const TargetForward& pass) {
+  ATTEND_CHECK(pass.copies() == 1, "the predicted class of a pass over " << pass.copies() << " copies");
+  NoGradGuard no_grad;
+  const Tensor logits = pass.logits(model, pass.features(), Var()).value();  // [1, C]
+  int64_t best = 0;
+  for (int64_t k = 1; k < logits.dim(1); ++k) best = logits[k] > logits[best] ? k : best;
+  return best;
+}
+
 int64_t predicted_class(const NodeClassifier& model, const PreparedNodeData& data, int64_t row) {
   NoGradGuard no_grad;
   const Tensor logits = model.forward(data.features, data.graph, 0).value();  // [N, C]

@@ -5,34 +5,22 @@
 
 namespace attend::graph {
 
-FeatureGradient feature_gradient(const NodeClassifier& model, const GraphContext& graph, const Tensor& features,
-                                 int64_t target, int64_t cls, int64_t copies) {
-  ATTEND_CHECK(features.rank() == 2 && features.dim(0) % copies == 0,
-               "features " << shape_to_string(features.shape()) << " for " << copies << " copies");
-  const int64_t n = features.dim(0) / copies;
-  std::vector<int64_t> rows, classes;
-  for (int64_t k = 0; k < copies; ++k) {
-    rows.push_back(k * n + target);
-    classes.push_back(cls);
-  }
+FeatureGradient feature_gradient(const NodeClassifier& model, const TargetForward& pass, const Tensor& features,
+                                 int64_t cls) {
+  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == pass.features().rows(),
+               "features " << shape_to_string(features.shape()) << " for a pass over " << pass.features().rows() << " rows");
   Var x(features, true);
-  Var f = target_log_probability(model, NodeFeatures(x), graph, rows, classes);
+  Var f = target_log_probability(model, pass, NodeFeatures(x), Var(), cls);
   f.backward();
   return {static_cast<double>(f.value().item()), x.grad()};
 }
 
-EdgeGradient edge_gradient(const NodeClassifier& model, const PreparedNodeData& graph, const Tensor& mask,
-                           int64_t target, int64_t cls, int64_t copies) {
-  ATTEND_CHECK(mask.rank() == 1 && mask.dim(0) == graph.graph.plain().num_edges(),
-               "edge mask " << shape_to_string(mask.shape()) << " for " << graph.graph.plain().num_edges() << " edges");
-  const int64_t n = graph.dataset.num_nodes / copies;
-  std::vector<int64_t> rows, classes;
-  for (int64_t k = 0; k < copies; ++k) {
-    rows.push_back(k * n + target);
-    classes.push_back(cls);
-  }
+EdgeGradient edge_gradient(const NodeClassifier& model, const TargetForward& pass, const Tensor& mask, int64_t cls) {
+  ATTEND_CHECK(mask.rank() == 1 && mask.dim(0) == pass.copies() * pass.num_edges(),
+               "edge mask " << shape_to_string(mask.shape()) << " for " << pass.copies() << " x " << pass.num_edges()
+                            << " edges");
   Var m(mask, true);
-  Var f = target_log_probability(model, graph.features, graph.graph.with_edge_mask(m), rows, classes);
+  Var f = target_log_probability(model, pass, pass.features(), m, cls);
   f.backward();
   return {static_cast<double>(f.value().item()), m.grad()};
 }

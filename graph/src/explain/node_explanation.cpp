@@ -92,9 +92,11 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   check_model(model);
   model.eval();
   const ComputationGraph cg = computation_graph(data, node, message_passing_hops(model));
+  TargetForwards passes(model, cg);
+  const TargetForward& one = passes.copies(1);
   NodeExplanation out;
   out.node = node;
-  out.predicted_class = predicted_class(model, cg.data, cg.target);
+  out.predicted_class = predicted_class(model, one);
   out.explained_class = options.class_id >= 0 ? options.class_id : out.predicted_class;
   if (out.explained_class >= data.dataset.num_classes) {
     throw InputError("class " + std::to_string(out.explained_class) + " does not exist: the dataset has " +
@@ -102,9 +104,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   }
   {
     NoGradGuard no_grad;
-    out.value = target_log_probability(model, cg.data.features, cg.data.graph, {cg.target}, {out.explained_class})
-                    .value()
-                    .item();
+    out.value = target_log_probability(model, one, one.features(), Var(), out.explained_class).value().item();
   }
   // Explained edges in full-graph edge id order.
   std::vector<std::size_t> order(cg.explained.size());
@@ -144,7 +144,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     return in_order(scores);
   };
   if (m == ExplainMethod::kIntegratedGradients) {
-    const IntegratedGradients ig = integrated_gradients_edges(model, cg, out.explained_class, path);
+    const IntegratedGradients ig = integrated_gradients_edges(passes, out.explained_class, path);
     out.edge_score = explained_only(ig.attribution);
     out.edge_baseline_value = ig.baseline_value;
     out.edge_completeness_gap = ig.completeness_gap;
@@ -152,7 +152,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   }
   if (m == ExplainMethod::kSaliency || m == ExplainMethod::kInputXGradient) {
     const int64_t e_count = cg.data.graph.plain().num_edges();
-    Tensor g = edge_gradient(model, cg.data, Tensor({e_count}, 1.0f), cg.target, out.explained_class, 1).gradient;  // [E]
+    Tensor g = edge_gradient(model, one, Tensor({e_count}, 1.0f), out.explained_class).gradient;  // [E]
     if (m == ExplainMethod::kSaliency) {
       for (int64_t e = 0; e < e_count; ++e) g[e] = std::abs(g[e]);
     }
@@ -170,14 +170,14 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   }
   if (scores_features(m, data.dataset)) {
     if (m == ExplainMethod::kIntegratedGradients) {
-      const IntegratedGradients ig = integrated_gradients_features(model, cg, out.explained_class, path);
+      const IntegratedGradients ig = integrated_gradients_features(passes, out.explained_class, path);
       out.feature_score = sum_over_nodes(ig.attribution);
       out.feature_baseline_value = ig.baseline_value;
       out.feature_completeness_gap = ig.completeness_gap;
       out.feature_steps = ig.steps;
     } else {
       const Tensor x = dense_features(cg);
-      Tensor a = feature_gradient(model, cg.data.graph, x, cg.target, out.explained_class, 1).gradient;  // [n, F]
+      Tensor a = feature_gradient(model, one, x, out.explained_class).gradient;  // [n, F]
       for (int64_t i = 0; i < a.numel(); ++i) a[i] = m == ExplainMethod::kSaliency ? std::abs(a[i]) : x[i] * a[i];
       out.feature_score = sum_over_nodes(a);
     }

@@ -33,6 +33,9 @@ struct PathGradient {
 /// (points [copies * m, ...] for an input [m, ...]; copy k in rows [k m, (k + 1) m)).
 using PathGradientFn = std::function<PathGradient(const Tensor& points, int64_t copies)>;
 
+/// `value(point)`: f at one point (the input's shape), without its gradient.
+using PathValueFn = std::function<double(const Tensor& point)>;
+
 /// Called after each batch with the number of gradient evaluations done so far.
 using PathProgressFn = std::function<void(int64_t steps_done)>;
 
@@ -59,8 +62,8 @@ struct PathIntegral {
 /// (steps >= 1, max_gap >= 0), `per_batch` >= 1 points per call of `gradient` (the last batch
 /// of a rule may be smaller). The integral sums the points in double in their order, so the
 /// result does not depend on `per_batch` beyond what `gradient` itself does. f(input) and f(0)
-/// come from one call each with one copy.
-PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch,
+/// come from one call of `value` each.
+PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch, const PathValueFn& value,
                                  const PathGradientFn& gradient, const PathProgressFn& progress = {});
 
 }  // namespace attend

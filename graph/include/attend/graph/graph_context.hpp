@@ -110,7 +110,9 @@ class GraphContext {
 
   /// A copy of this context whose message-passing layers multiply each edge's message by
   /// mask[e] (e = edge id of plain(); [E] float Var, may require grad). Self-loops that
-  /// `looped` adds get 1, as PyTorch Geometric's explain mode does.
+  /// `looped` adds get 1, as PyTorch Geometric's explain mode does. The masked views are
+  /// built on first use (a layer that reaches its edges through `adjacency` or
+  /// `relational_index` never builds them).
   ///
   /// The mask scales the message after any attention softmax, which it leaves unchanged
   /// (out_i = sum_j alpha_ij m_ij v_j), and after any fixed normalisation, whose degrees it
@@ -121,7 +123,7 @@ class GraphContext {
   /// shares the cached derived graphs. Throws attend::Error on another shape.
   GraphContext with_edge_mask(Var mask) const;
   /// Whether this context carries an edge mask.
-  bool has_edge_mask() const { return masked_plain_ != nullptr; }
+  bool has_edge_mask() const { return masked_ != nullptr; }
 
   /// Attach edge features [E, D] keyed by the edge ids of `plain()`. The looped view gets
   /// the features of the edges it keeps and zeros on the self-loops it adds. Views and
@@ -154,6 +156,13 @@ class GraphContext {
  private:
   struct Cache;
   struct Adjacency;
+  struct MaskedViews;
+  /// The views without the edge mask (the cached ones).
+  const GraphView& unmasked_plain() const;
+  const GraphView& unmasked_looped() const;
+  const GraphView& unmasked_view(bool self_loops) const { return self_loops ? unmasked_looped() : unmasked_plain(); }
+  /// The edge mask [E] by edge id of `view(self_loops)`; undefined without a mask.
+  const Var& view_mask(bool self_loops) const;
   Adjacency build_adjacency(bool self_loops, bool normalize) const;  // of view(self_loops)
   std::shared_ptr<const RelationalIndex> cached_relational_index(bool self_loops, int64_t num_relations,
                                                                  bool for_attention) const;
@@ -163,8 +172,8 @@ class GraphContext {
   int64_t num_relations_ = 1;
   std::shared_ptr<const InEdgeIndex> in_edges_ = std::make_shared<const InEdgeIndex>();  ///< shared by copies
   Tensor edge_features_;                         ///< [E, D] by plain edge id, or rank 0
-  /// With an edge mask (with_edge_mask): the views with the mask in their Csrs; null without.
-  std::shared_ptr<const GraphView> masked_plain_, masked_looped_;
+  /// With an edge mask (with_edge_mask): the mask and the views carrying it; null without.
+  std::shared_ptr<MaskedViews> masked_;
   /// [N] each, or empty (the views' own in-degrees): see set_normalization_degrees.
   std::vector<int64_t> plain_degree_, looped_degree_;
   std::shared_ptr<Cache> cache_;        ///< lazily built views and derived graphs (shared by copies)

@@ -50,9 +50,4 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
 /// head adds no hop, so its in-edges beyond L hops would only add edges of zero influence).
 int message_passing_hops(const NodeClassifier& model);
 
-/// `copies` disjoint copies of `sub` in one prepared dataset (copy k holds local node v as
-/// k n + v; its plain edge e is edge k E + e; features, edge features and normalisation
-/// degrees repeated), so that one forward pass runs many steps of an attribution method at once.
-PreparedNodeData replicate(const PreparedNodeData& sub, int64_t copies);
-
 }  // namespace attend::graph

@@ -3,12 +3,13 @@
 /// model (in evaluation mode) gives the explained class of each target node,
 ///   f(x, G) = sum over targets t of log softmax(model(x, G))[t, c_t],
 /// by default with c_t the predicted class. Targets of one call lie in disjoint copies of a
-/// graph (computation_graph.hpp: replicate), so each term depends on its own copy only and
+/// graph (target_forward.hpp), so each term depends on its own copy only and
 /// one backward gives every copy's gradient.
 
 #include <cstdint>
 #include <vector>
 
+#include "attend/graph/explain/target_forward.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_training.hpp"
 
@@ -19,7 +20,14 @@ namespace attend::graph {
 Var target_log_probability(const NodeClassifier& model, const NodeFeatures& x, const GraphContext& graph,
                            const std::vector<int64_t>& rows, const std::vector<int64_t>& classes);
 
+/// f on a TargetForward pass (the target of every copy, class `cls`) at the input `x`
+/// [copies n, F] and, when defined, the edge mask `edge_mask` [copies E].
+Var target_log_probability(const NodeClassifier& model, const TargetForward& pass, const NodeFeatures& x,
+                           const Var& edge_mask, int64_t cls);
+
 /// The arg-max class of node `row` of `data` (no gradient).
 int64_t predicted_class(const NodeClassifier& model, const PreparedNodeData& data, int64_t row);
+/// The arg-max class of the target of a one-copy pass, at its own input (no gradient).
+int64_t predicted_class(const NodeClassifier& model, const TargetForward& pass);
 
 }  // namespace attend::graph

@@ -5,12 +5,13 @@
 ///   saliency          |df/dx_vf|,  |df/dm_e|      (Simonyan et al. 2014; PyG's Saliency)
 ///   input x gradient  x_vf df/dx_vf,  df/dm_e     (Shrikumar et al. 2016; PyG's InputXGradient)
 /// Each comes from one backward pass (dense features [n, F], or the mask [E] of the
-/// computation graph's plain edges).
+/// computation graph's plain edges) of a TargetForward pass (target_forward.hpp).
 
 #include <cstdint>
 
 #include "attend/core/tensor.hpp"
 #include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/explain/target_forward.hpp"
 #include "attend/graph/node_classifier.hpp"
 
 namespace attend::graph {
@@ -21,21 +22,18 @@ struct FeatureGradient {
   Tensor gradient;     ///< [copies n, F]
 };
 
-/// f(features) and its gradient on `graph`, which holds `copies` copies of a computation graph
-/// of n nodes (replicate), the target being local node `target` of each copy and the class
-/// `cls`; `features` [copies n, F] dense.
-FeatureGradient feature_gradient(const NodeClassifier& model, const GraphContext& graph, const Tensor& features,
-                                 int64_t target, int64_t cls, int64_t copies);
+/// f(features) and its gradient on `pass` (copies of a computation graph of n nodes, the
+/// explained class `cls` at the target of each), `features` [copies n, F] dense.
+FeatureGradient feature_gradient(const NodeClassifier& model, const TargetForward& pass, const Tensor& features,
+                                 int64_t cls);
 
-/// f at the edge mask `mask` [copies E] and df/d mask, on `graph` holding `copies` copies of a
-/// computation graph of n nodes (replicate) with its sparse input features; the target is local
-/// node `target` of each copy.
+/// f at the edge mask `mask` [copies E] and df/d mask, on `pass` with its sparse input
+/// features (copy k's edge e at k E + e).
 struct EdgeGradient {
   double value = 0.0;  ///< f, summed over the copies
   Tensor gradient;     ///< [copies E]
 };
-EdgeGradient edge_gradient(const NodeClassifier& model, const PreparedNodeData& graph, const Tensor& mask,
-                           int64_t target, int64_t cls, int64_t copies);
+EdgeGradient edge_gradient(const NodeClassifier& model, const TargetForward& pass, const Tensor& mask, int64_t cls);
 
 /// Dense input features [n, F] of a computation graph.
 Tensor dense_features(const ComputationGraph& cg);

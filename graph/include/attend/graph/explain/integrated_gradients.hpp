@@ -8,8 +8,9 @@
 /// the integral by an S-point quadrature rule on [0, 1] (attend::integrate_from_zero,
 /// core/path_integral.hpp, which reports the completeness gap sum_vf IG_vf - (f(x) - f(0))).
 /// Steps run in batches: each batch is one forward and one backward pass over disjoint copies
-/// of the computation graph (replicate), copy k holding a_k x (or the mask a_k 1), where a_k is
-/// the rule's k-th point.
+/// of the computation graph (a TargetForward pass, target_forward.hpp, which computes each
+/// layer only where the target reads it), copy k holding a_k x (or the mask a_k 1), where a_k
+/// is the rule's k-th point.
 /// With a gap bound (PathSteps::max_gap) the rule is refined per call until the gap is
 /// within it or the step cap, and the steps used are reported.
 
@@ -18,8 +19,7 @@
 #include "attend/core/path_integral.hpp"
 #include "attend/core/quadrature.hpp"
 #include "attend/core/tensor.hpp"
-#include "attend/graph/explain/computation_graph.hpp"
-#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/explain/target_forward.hpp"
 
 namespace attend::graph {
 
@@ -27,12 +27,13 @@ namespace attend::graph {
 /// f(baseline) and the completeness gap.
 using IntegratedGradients = PathIntegral;
 
-/// `batch_values` bounds copies x n x F per batch (at least one copy).
-IntegratedGradients integrated_gradients_features(const NodeClassifier& model, const ComputationGraph& cg,
-                                                  int64_t cls, const PathSteps& path,
+/// Of the explained class `cls` of the target of `passes` (its model and computation graph;
+/// the passes built here stay in it for the next call). `batch_values` bounds
+/// copies x n x F per batch (at least one copy).
+IntegratedGradients integrated_gradients_features(TargetForwards& passes, int64_t cls, const PathSteps& path,
                                                   int64_t batch_values = int64_t{1} << 22);
 /// `batch_values` bounds copies x (n + E) per batch.
-IntegratedGradients integrated_gradients_edges(const NodeClassifier& model, const ComputationGraph& cg, int64_t cls,
-                                               const PathSteps& path, int64_t batch_values = int64_t{1} << 20);
+IntegratedGradients integrated_gradients_edges(TargetForwards& passes, int64_t cls, const PathSteps& path,
+                                               int64_t batch_values = int64_t{1} << 20);
 
 }  // namespace attend::graph

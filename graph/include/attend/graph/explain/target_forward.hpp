@@ -1,0 +1,103 @@
+#pragma once
+/// TargetForward: a NodeClassifier's forward pass over copies of a computation graph
+/// (computation_graph.hpp) that computes each layer only on the rows the targets' outputs
+/// read, the layer-wise receptive field of Ying et al. 2019's computation graph.
+///
+/// With r_i the message-passing layers after layer i, the target's output reads layer i's
+/// output only at the nodes with d(v) <= r_i. Layer i therefore runs on the nodes with
+/// d(v) <= r_i + 1 (message passing) or d(v) <= r_i (a node-local layer, passes_messages()
+/// false) and on the plain edges of the computation graph that end at a node with
+/// d(v) <= r_i, in the computation graph's edge order, with its normalisation degrees and
+/// edge features. Every in-edge of such a node is kept, so for any layer that reads only
+/// in-edges and in-degrees (NodeLayer::reads_in_neighbors_only) its rows there are those of
+/// the whole computation graph; the rows beyond are computed but never read. Between layers
+/// the rows still needed are gathered (ops::gather_rows); with jumping_knowledge "cat" the
+/// head reads each hidden layer's rows of its own input nodes. The first layer reads every
+/// node of the computation graph (d(v) <= L), so the input is the computation graph's.
+///
+/// For the BA-Shapes preset (3 GCN layers and a node_linear head, about 50 nodes) the second
+/// and third layers and the head run on a few nodes instead of all: the same target logits
+/// (up to float summation order) for a fraction of the work.
+///
+/// `copies` disjoint copies run in one pass (copy k's rows follow copy k - 1's; its edge e
+/// of the computation graph is mask entry k E + e), so a batch of integration steps is one
+/// forward and one backward. When every copy reads the same input and only the edge mask
+/// differs (Input::kShared: integrated gradients on edges), the nodes at d(v) = L, which only
+/// feed their input row to the first message-passing layer, are held once for all copies:
+/// each copy's edges from them read the one row (the in-edges of every node whose output is
+/// read, and their mask entries, stay each copy's own). On BA-Shapes that is 40 of the 50
+/// rows of the first layer.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "attend/core/autodiff.hpp"
+#include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/node_classifier.hpp"
+
+namespace attend::graph {
+
+class TargetForward {
+ public:
+  /// Whether each copy has an input of its own or all read features() (see above).
+  enum class Input { kPerCopy, kShared };
+
+  /// The pass of `model` over `copies` copies of `cg` (built for this model: cg.hops is its
+  /// message-passing layer count). Throws attend::Error for a layer that reads more than its
+  /// in-neighbours.
+  TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
+                Input input = Input::kPerCopy);
+
+  int64_t copies() const { return copies_; }
+  /// Local target node of each copy in the rows of the input.
+  int64_t target() const { return target_; }
+  /// Plain edges of the computation graph, per copy (the mask holds copies x this many).
+  int64_t num_edges() const { return num_edges_; }
+  /// The computation graph's input features in the rows of the pass (sparse): [copies n, F],
+  /// or with Input::kShared fewer rows.
+  const NodeFeatures& features() const { return features_; }
+
+  /// The target's logits in each copy [copies, C] for the input `x` ([copies n, F]; with
+  /// Input::kShared it must be features()) and, when
+  /// defined, the soft edge mask `edge_mask` [copies E] over the computation graph's plain
+  /// edges (copy k's edge e at k E + e; GraphContext::with_edge_mask). `model` is the one the
+  /// pass was built for, in evaluation mode.
+  Var logits(const NodeClassifier& model, const NodeFeatures& x, const Var& edge_mask) const;
+
+ private:
+  struct Layer {
+    /// [copies m] the rows of the previous layer's output this layer reads; empty: all of them.
+    std::vector<int64_t> input_rows;
+    GraphContext graph;               ///< the layer's nodes and edges, for all copies
+    std::vector<int64_t> mask_index;  ///< [copies E_layer] position of each edge's mask entry
+  };
+  int64_t copies_ = 1;
+  int64_t target_ = -1;
+  int64_t num_edges_ = 0;
+  NodeFeatures features_;
+  std::vector<Layer> layers_;
+  /// jumping_knowledge "cat": per hidden layer, the rows of its output the head reads.
+  std::vector<std::vector<int64_t>> head_rows_;
+  std::vector<int64_t> target_rows_;  ///< [copies] the target's row in the last layer's output
+};
+
+/// The TargetForward passes of one computation graph, each built on first use per copy count
+/// (an explanation runs one copy for f(input) and f(baseline) and a batch for the steps).
+class TargetForwards {
+ public:
+  /// Keeps references to `model` and `cg`, which must outlive it.
+  TargetForwards(const NodeClassifier& model, const ComputationGraph& cg) : model_(model), cg_(cg) {}
+  const NodeClassifier& model() const { return model_; }
+  const ComputationGraph& graph() const { return cg_; }
+  const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
+
+ private:
+  const NodeClassifier& model_;
+  const ComputationGraph& cg_;
+  std::map<std::pair<int64_t, TargetForward::Input>, std::unique_ptr<TargetForward>> built_;
+};
+
+}  // namespace attend::graph

@@ -1,0 +1,187 @@
+#include "attend/graph/explain/target_forward.hpp"
+
+#include <algorithm>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/shape.hpp"
+
+namespace attend::graph {
+
+namespace {
+
+// Rows `nodes` of `m`, in that order [nodes.size(), cols].
+SparseMatrix select_rows(const SparseMatrix& m, const std::vector<int64_t>& nodes) {
+  std::vector<int64_t> r, c;
+  std::vector<float> v;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (int64_t p = m.indptr()[nodes[i]]; p < m.indptr()[nodes[i] + 1]; ++p) {
+      r.push_back(static_cast<int64_t>(i));
+      c.push_back(m.indices()[p]);
+      v.push_back(m.values()[p]);
+    }
+  }
+  return SparseMatrix::from_triplets(static_cast<int64_t>(nodes.size()), m.cols(), r, c, v);
+}
+
+// The rows of one layer: the (copy, local node) of each row, and the row of each
+// (copy, node) it holds ([copies n], -1 where none).
+struct RowLayout {
+  std::vector<int64_t> copy, node;
+  std::vector<int64_t> row;
+};
+
+// The nodes with d(v) <= reach of every copy, copy by copy in ascending local order; with
+// `shared_outer`, the nodes at d(v) = L appear once, after the copies, and every copy reads
+// that row.
+RowLayout row_layout(const ComputationGraph& cg, int reach, int64_t copies, bool shared_outer) {
+  const int64_t n = cg.num_nodes();
+  RowLayout out;
+  out.row.assign(static_cast<std::size_t>(copies * n), -1);
+  auto add = [&](int64_t k, int64_t v) {
+    out.row[k * n + v] = static_cast<int64_t>(out.node.size());
+    out.copy.push_back(k);
+    out.node.push_back(v);
+  };
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t v = 0; v < n; ++v) {
+      if (cg.distance[v] <= reach && !(shared_outer && cg.distance[v] == cg.hops)) add(k, v);
+    }
+  }
+  if (shared_outer) {
+    for (int64_t v = 0; v < n; ++v) {
+      if (cg.distance[v] > reach || cg.distance[v] != cg.hops) continue;
+      add(0, v);
+      for (int64_t k = 1; k < copies; ++k) out.row[k * n + v] = out.row[v];
+    }
+  }
+  return out;
+}
+
+// For each row of `to`, the row of `from` holding the same (copy, node).
+std::vector<int64_t> rows_in(const RowLayout& to, const RowLayout& from, int64_t n) {
+  std::vector<int64_t> out;
+  for (std::size_t r = 0; r < to.node.size(); ++r) {
+    const int64_t source = from.row[to.copy[r] * n + to.node[r]];
+    ATTEND_CHECK(source >= 0, "node " << to.node[r] << " is not among the previous layer's rows");
+    out.push_back(source);
+  }
+  return out;
+}
+
+// Entries `index` of the 1-D Var `x`.
+Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
+  const auto count = static_cast<int64_t>(index.size());
+  return ops::reshape(ops::gather_rows(ops::reshape(x, {x.value().numel(), 1}), index), {count});
+}
+
+}  // namespace
+
+TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
+    : copies_(copies), target_(cg.target) {
+  ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
+  ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
+  const std::vector<const NodeLayer*>& layers = model.layers();
+  ATTEND_CHECK(message_passing_hops(model) == cg.hops,
+               "a computation graph of " << cg.hops << " hops for a model of " << message_passing_hops(model));
+  const GraphView& plain = cg.data.graph.plain();
+  const int64_t n = cg.num_nodes();
+  num_edges_ = plain.num_edges();
+  const bool shared = input == Input::kShared && copies > 1;
+
+  int after = cg.hops;  // message-passing layers after the current one
+  std::vector<RowLayout> layouts;  // per layer, its input (and output) rows
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    ATTEND_CHECK(layers[i]->reads_in_neighbors_only(),
+                 "layer " << i << " (" << layers[i]->type_name() << ") reads more than its in-neighbours");
+    if (layers[i]->passes_messages()) --after;
+    const int reach = after + (layers[i]->passes_messages() ? 1 : 0);
+    const RowLayout& rows = layouts.emplace_back(row_layout(cg, reach, copies, shared && reach == cg.hops));
+    Layer& layer = layers_.emplace_back();
+    const bool last = i + 1 == layers.size();
+    if (i == 0) {
+      ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
+      features_ = copies == 1 ? cg.data.features
+                              : NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*cg.data.features.sparse, rows.node)));
+    } else if (last && model.concatenates_hidden()) {
+      for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
+    } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
+      layer.input_rows = rows_in(rows, layouts[i - 1], n);
+    }
+
+    std::vector<int64_t> one;  // plain edges into a node whose output is read, from a node of this layer
+    for (int64_t e = 0; e < num_edges_; ++e) {
+      if (cg.distance[plain.dst[e]] <= after && cg.distance[plain.src[e]] <= reach) one.push_back(e);
+    }
+    const std::size_t count = static_cast<std::size_t>(copies) * one.size();
+    std::vector<int64_t> src, dst, relation, kept;  // [copies E_layer]
+    src.reserve(count);
+    dst.reserve(count);
+    relation.reserve(count);
+    kept.reserve(count);
+    layer.mask_index.reserve(count);
+    for (int64_t k = 0; k < copies; ++k) {
+      const int64_t* row = rows.row.data() + k * n;
+      for (int64_t e : one) {
+        src.push_back(row[plain.src[e]]);
+        dst.push_back(row[plain.dst[e]]);
+        relation.push_back(plain.relation[e]);
+        kept.push_back(e);
+        layer.mask_index.push_back(k * num_edges_ + e);
+      }
+    }
+    std::vector<int64_t> plain_degree, looped_degree;  // of each row's node in the whole graph
+    plain_degree.reserve(rows.node.size());
+    looped_degree.reserve(rows.node.size());
+    for (int64_t v : rows.node) {
+      plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
+      looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
+    }
+    layer.graph = GraphContext::from_edges(static_cast<int64_t>(rows.node.size()), cg.data.graph.num_relations(),
+                                           std::move(src), std::move(dst), std::move(relation));
+    layer.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
+    if (plain.has_edge_features()) {
+      const int64_t width = plain.edge_features.dim(1);
+      Tensor rows_of_edges({static_cast<int64_t>(kept.size()), width});  // [copies E_layer, D]
+      float* out = rows_of_edges.data();
+      for (int64_t e : kept) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      layer.graph.set_edge_features(rows_of_edges);
+    }
+  }
+  for (int64_t k = 0; k < copies; ++k) target_rows_.push_back(layouts.back().row[k * n + cg.target]);
+}
+
+Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, const Var& edge_mask) const {
+  ATTEND_CHECK(model.layers().size() == layers_.size(), "a pass built for " << layers_.size() << " layers");
+  ATTEND_CHECK(!edge_mask.defined() || edge_mask.value().numel() == copies_ * num_edges_,
+               "edge mask of " << edge_mask.value().numel() << " entries for " << copies_ << " x " << num_edges_ << " edges");
+  NodeFeatures h = x;
+  std::vector<Var> hidden;  // jumping_knowledge "cat": each hidden layer's output on its rows
+  Var out;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& layer = layers_[i];
+    const bool last = i + 1 == layers_.size();
+    if (last && model.concatenates_hidden()) {
+      std::vector<Var> parts;
+      for (std::size_t j = 0; j < hidden.size(); ++j) parts.push_back(ops::gather_rows(hidden[j], head_rows_[j]));
+      h = NodeFeatures(ops::concat(parts));
+    } else if (!layer.input_rows.empty()) {
+      h = NodeFeatures(ops::gather_rows(out, layer.input_rows));
+    }
+    const bool masked = edge_mask.defined() && !layer.mask_index.empty();
+    out = model.layer_forward(i, h, masked ? layer.graph.with_edge_mask(gather_entries(edge_mask, layer.mask_index))
+                                           : layer.graph,
+                              0);
+    if (!last && model.concatenates_hidden()) hidden.push_back(out);
+  }
+  return ops::gather_rows(out, target_rows_);
+}
+
+const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input input) {
+  if (copies == 1) input = TargetForward::Input::kPerCopy;  // one copy: the same rows either way
+  std::unique_ptr<TargetForward>& pass = built_[{copies, input}];
+  if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies, input);
+  return *pass;
+}
+
+}  // namespace attend::graph

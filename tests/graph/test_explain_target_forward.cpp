@@ -1,0 +1,133 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/integrated_gradients.hpp"
+#include "attend/graph/explain/target_forward.hpp"
+#include "explain_models.hpp"
+#include "scoped_threads.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+using attend::testing::featured_dataset;
+using attend::testing::graph_registry;
+using attend::testing::random_tensor;
+using attend::testing::ScopedThreads;
+using attend::testing::two_layer_model;
+
+namespace {
+
+// The GNNExplainer authors' GCN as the ba-shapes preset builds it: three gcn layers without
+// normalisation, normalize_hidden, jumping knowledge "cat" into a node_linear head.
+Json jumping_knowledge_gcn(int64_t features, int64_t classes) {
+  Json layers = Json::array();
+  for (int i = 0; i < 3; ++i) {
+    layers.push_back({{"type", "gcn"},
+                      {"config",
+                       {{"in_channels", i == 0 ? features : 6}, {"out_channels", 6}, {"normalize", false},
+                        {"add_self_loops", false}, {"seed", 20 + i}}}});
+  }
+  layers.push_back({{"type", "node_linear"}, {"config", {{"in_channels", 18}, {"out_channels", classes}, {"seed", 30}}}});
+  return {{"layers", layers}, {"activation", "relu"}, {"jumping_knowledge", "cat"}, {"normalize_hidden", true}};
+}
+
+}  // namespace
+
+TEST_CASE("target forward: logits and gradients of each copy are the whole computation graph's", "[explain]") {
+  ScopedThreads threads(1);
+  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
+    CAPTURE(layer);
+    const bool typed = layer == "rgcn";
+    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, typed, 14), true);
+    auto registry = graph_registry();
+    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    model.eval();
+    const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+    const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3, cls = 1;
+    REQUIRE(cg.hops >= 2);
+    const TargetForward pass(model, cg, copies);
+    const Tensor x = random_tensor({copies * n, 4}, 5, 0.0f, 1.0f);       // [copies n, F]
+    const Tensor mask = random_tensor({copies * e}, 6, 0.1f, 1.0f);       // [copies E]
+    Var px(x, true), pm(mask, true);
+    const Var logits = pass.logits(model, NodeFeatures(px), pm);  // [copies, C]
+    Var f = target_log_probability(model, pass, NodeFeatures(px), pm, cls);
+    f.backward();
+    const int64_t c = logits.dim(1);
+    for (int64_t k = 0; k < copies; ++k) {
+      // The reference: the model's own forward over the whole computation graph, copy by copy.
+      Var kx(Tensor({n, 4}, std::vector<float>(x.data() + k * n * 4, x.data() + (k + 1) * n * 4)), true);
+      Var km(Tensor({e}, std::vector<float>(mask.data() + k * e, mask.data() + (k + 1) * e)), true);
+      const GraphContext masked = cg.data.graph.with_edge_mask(km);
+      const Tensor all = model.forward(NodeFeatures(kx), masked, 0).value();  // [n, C]
+      for (int64_t j = 0; j < c; ++j) CHECK(logits.value()[k * c + j] == Approx(all[cg.target * c + j]).margin(1e-6));
+      Var fk = target_log_probability(model, NodeFeatures(kx), masked, {cg.target}, {cls});
+      fk.backward();
+      for (int64_t i = 0; i < n * 4; ++i) CHECK(px.grad()[k * n * 4 + i] == Approx(kx.grad()[i]).margin(1e-6));
+      for (int64_t i = 0; i < e; ++i) CHECK(pm.grad()[k * e + i] == Approx(km.grad()[i]).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("target forward: a shared input row for the outermost nodes gives each copy's logits and mask gradient", "[explain]") {
+  ScopedThreads threads(1);
+  for (const std::string layer : {"gat", "rgcn", "jk-gcn"}) {
+    CAPTURE(layer);
+    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 17), true);
+    auto registry = graph_registry();
+    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    model.eval();
+    const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+    const int64_t e = cg.data.graph.plain().num_edges(), copies = 4;
+    const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
+    REQUIRE(shared.features().rows() < own.features().rows());  // the outermost nodes are held once
+    const Tensor mask = random_tensor({copies * e}, 8, 0.1f, 1.0f);  // [copies E]
+    Var m_own(mask, true), m_shared(mask, true);
+    Var f_own = target_log_probability(model, own, own.features(), m_own, 2);
+    Var f_shared = target_log_probability(model, shared, shared.features(), m_shared, 2);
+    f_own.backward();
+    f_shared.backward();
+    CHECK(f_shared.value().item() == Approx(f_own.value().item()).margin(1e-6));
+    for (int64_t i = 0; i < copies * e; ++i) CHECK(m_shared.grad()[i] == Approx(m_own.grad()[i]).margin(1e-6));
+  }
+}
+
+TEST_CASE("target forward: predicted class and value of one copy are the computation graph's", "[explain]") {
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, false, 15), true);
+  auto registry = graph_registry();
+  NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
+  model.eval();
+  for (const int64_t target : {0, 11, 42}) {
+    const ComputationGraph cg = computation_graph(full, target, message_passing_hops(model));
+    const TargetForward one(model, cg, 1);
+    CHECK(predicted_class(model, one) == predicted_class(model, cg.data, cg.target));
+    NoGradGuard no_grad;
+    CHECK(target_log_probability(model, one, one.features(), Var(), 2).value().item() ==
+          Approx(target_log_probability(model, cg.data.features, cg.data.graph, {cg.target}, {2}).value().item())
+              .margin(1e-6));
+  }
+}
+
+TEST_CASE("target forward: integrated gradients on 1 and 2 threads are bit for bit the same", "[explain]") {
+  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, false, 16), true);
+  auto registry = graph_registry();
+  NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
+  model.eval();
+  const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+  auto run = [&](int threads) {
+    ScopedThreads scoped(threads);
+    TargetForwards passes(model, cg);
+    return std::make_pair(integrated_gradients_edges(passes, 0, PathSteps{QuadratureKind::kMidpoint, 20}),
+                          integrated_gradients_features(passes, 0, PathSteps{QuadratureKind::kMidpoint, 20}));
+  };
+  const auto one = run(1), two = run(2);
+  auto same_bits = [](const Tensor& a, const Tensor& b) {
+    return a.numel() == b.numel() && std::equal(a.data(), a.data() + a.numel(), b.data());
+  };
+  CHECK(same_bits(one.first.attribution, two.first.attribution));
+  CHECK(same_bits(one.second.attribution, two.second.attribution));
+  CHECK(one.first.completeness_gap == two.first.completeness_gap);
+}
