@@ -32,7 +32,7 @@ namespace {
 /// and predict; --batch-size on train only).
 struct SamplingArgs {
   std::vector<int64_t> fanouts;
-  int64_t batch_size = 512, inference_batch_size = 4096, shards = 1;
+  int64_t batch_size = 512, inference_batch_size = 4096, shards = 1, max_batches = 0;
   bool replace = false, per_relation = false;
   std::string inference = "full";
 };
@@ -88,6 +88,10 @@ void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
                     "(K <= shards) they are spread over the processes, and the same --shards gives the same model on "
                     "any number of processes")
         ->check(at_least(1))->capture_default_str();
+    app->add_option("--max-batches", s.max_batches,
+                    "Train on only the first N mini-batches of each epoch (numbered as in the whole epoch), 0 = all: "
+                    "short benchmark runs on large graphs")
+        ->check(at_least(0))->capture_default_str();
   }
   app->add_flag("--replace", s.replace, "Sample neighbours with replacement (exactly F per node, repeats allowed)");
   app->add_flag("--per-relation", s.per_relation,
@@ -138,7 +142,7 @@ graph::InferenceOptions inference_options(const SamplingArgs& s) {
 /// Mini-batch training when --fanouts is given; the sampling options without it are an InputError.
 std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, const CLI::App& train) {
   if (s.fanouts.empty()) {
-    for (const char* option : {"--batch-size", "--shards", "--replace", "--per-relation"}) {
+    for (const char* option : {"--batch-size", "--shards", "--max-batches", "--replace", "--per-relation"}) {
       if (train.count(option) > 0) throw InputError(std::string(option) + " needs --fanouts (sampled mini-batch training)");
     }
     return std::nullopt;
@@ -147,6 +151,7 @@ std::optional<graph::MiniBatchOptions> minibatch_options(const SamplingArgs& s, 
   o.sampler = sampler_options(s);
   o.batch_size = s.batch_size;
   o.shards = s.shards;
+  o.max_batches = s.max_batches;
   return o;
 }
 

@@ -13,16 +13,31 @@ second (E x S x families / seconds, validation included) and the CPU seconds of 
 together (user + system of the children; steadier than wall time on a shared machine). Then
 
     mpirun -np K attend node-classify train --data NODE_DATA --fanouts F --batch-size B
-           --shards SHARDS --epochs E --patience 0 --json OUT --quiet
+           --shards SHARDS --epochs E --patience 0 --json OUT --quiet [--model M]
+           [--max-batches N] [--inference I] [--features-out-of-core --feature-cache-mb C]
 
-and seeds per second (E x training nodes / seconds, the validation scoring after every epoch
-included). Then it
-runs benchmarks' bench_shard_reduction at each K for the gradient sizes given by --values
-(the contact model's and the GAT presets' parameter counts) and prints its table.
+and seeds per second two ways: over the mini-batch steps alone (the seeds trained / the
+summary's batch_seconds: sampling, reading rows, forward, backward and the gradients'
+all-gather, waiting for the slower rank included), and over the whole training time
+(validation after every epoch included). With --max-batches N each epoch stops after its
+first N batches: a short run on a large graph. Then it runs benchmarks' bench_shard_reduction
+at each K for the gradient sizes given by --values (the contact model's and the GAT models'
+parameter counts): the all-gather of one step's gradients alone and the whole gradient sum,
+the communication time per step. --parts chooses which of the three to run.
+
+The products-shaped run (about 3 minutes on a quiet 2-core machine; the graph from `attend
+generate large-graph --chunk-rows 0`, docs/performance.md):
+
+    python3 benchmarks/mpi_scaling.py --parts nodes,sums --node-data products.h5
+        --node-model benchmarks/models/gat-large-graph.json --fanouts 25,10 --batch-size 1024
+        --shards 2 --node-epochs 1 --max-batches 40 --inference sampled --out-of-core
+        --values 9741
 
 Usage: mpi_scaling.py [--attend build/apps/attend] [--bench build/benchmarks/bench_shard_reduction]
-           [--ranks 1,2] [--epochs 3] [--steps 4] [--crop 64] [--node-data data/graphs/cora]
-           [--fanouts 10,5] [--batch-size 64] [--shards 4] [--node-epochs 20] [--json OUT]
+           [--ranks 1,2] [--parts contacts,nodes,sums] [--epochs 3] [--steps 4] [--crop 64]
+           [--node-data data/graphs/cora] [--node-model gat] [--fanouts 10,5] [--batch-size 64]
+           [--shards 4] [--node-epochs 20] [--max-batches 0] [--inference full]
+           [--out-of-core] [--feature-cache-mb 256] [--values P1,P2,...] [--json OUT]
 """
 import argparse
 import json
@@ -71,17 +86,24 @@ def train(args, ranks, folder):
 def node_classify(args, ranks, folder):
     summary = Path(folder) / f"nodes{ranks}.json"
     command = mpirun(ranks) + [
-        args.attend, "node-classify", "train", "--data", args.node_data, "--fanouts", args.fanouts,
-        "--batch-size", str(args.batch_size), "--shards", str(args.shards), "--epochs", str(args.node_epochs),
-        "--patience", "0", "--quiet", "--json", str(summary)]
+        args.attend, "node-classify", "train", "--data", args.node_data, "--model", args.node_model,
+        "--fanouts", args.fanouts, "--batch-size", str(args.batch_size), "--shards", str(args.shards),
+        "--epochs", str(args.node_epochs), "--patience", "0", "--max-batches", str(args.max_batches),
+        "--inference", args.inference, "--quiet", "--json", str(summary)]
+    if args.out_of_core:
+        command += ["--features-out-of-core", "--feature-cache-mb", str(args.feature_cache_mb)]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     cpu_before, wall_before = children_cpu(), time.monotonic()
     out = subprocess.run(command, check=True, env=env, capture_output=True, text=True).stdout
     cpu, wall = children_cpu() - cpu_before, time.monotonic() - wall_before
-    seeds = int(out.split("split ")[1].split("/")[0])  # "split TRAIN/VAL/TEST"
-    seconds = json.loads(summary.read_text())["runs"][0]["seconds"]
-    return {"ranks": ranks, "seeds_per_epoch": seeds, "seconds": seconds, "wall": wall, "cpu": cpu,
-            "seeds_per_second": args.node_epochs * seeds / seconds}
+    train_nodes = int(out.split("split ")[1].split("/")[0])  # "split TRAIN/VAL/TEST"
+    per_epoch = min(train_nodes, args.batch_size * args.max_batches) if args.max_batches > 0 else train_nodes
+    run = json.loads(summary.read_text())["runs"][0]
+    seeds = args.node_epochs * per_epoch
+    return {"ranks": ranks, "seeds_per_epoch": per_epoch, "seconds": run["seconds"], "batches": run["batches"],
+            "batch_seconds": run["batch_seconds"], "wall": wall, "cpu": cpu,
+            "seconds_per_step": run["batch_seconds"] / run["batches"],
+            "step_seeds_per_second": seeds / run["batch_seconds"], "seeds_per_second": seeds / run["seconds"]}
 
 
 def main():
@@ -89,37 +111,48 @@ def main():
     parser.add_argument("--attend", default=str(ROOT / "build" / "apps" / "attend"))
     parser.add_argument("--bench", default=str(ROOT / "build" / "benchmarks" / "bench_shard_reduction"))
     parser.add_argument("--ranks", default="1,2")
+    parser.add_argument("--parts", default="contacts,nodes,sums")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--crop", type=int, default=64)
     parser.add_argument("--values", default="9741,17939,92373,1000000")
     parser.add_argument("--node-data", default=str(ROOT / "data" / "graphs" / "cora"))
+    parser.add_argument("--node-model", default="gat")
     parser.add_argument("--fanouts", default="10,5")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--node-epochs", type=int, default=20)
+    parser.add_argument("--max-batches", type=int, default=0)
+    parser.add_argument("--inference", default="full")
+    parser.add_argument("--out-of-core", action="store_true")
+    parser.add_argument("--feature-cache-mb", type=float, default=256)
     parser.add_argument("--json")
     args = parser.parse_args()
     ranks = [int(k) for k in args.ranks.split(",")]
+    parts = set(args.parts.split(","))
 
     runs, nodes, sums = [], [], []
     with tempfile.TemporaryDirectory() as folder:
-        for k in ranks:
+        for k in ranks if "contacts" in parts else []:
             runs.append(train(args, k, folder))
-        print(f"contacts train: {args.epochs} epochs x {args.steps} steps, crop {args.crop}, 1 thread per rank")
-        print(" ranks  families  train s  families/s  wall s  CPU s (all ranks)")
+        if runs:
+            print(f"contacts train: {args.epochs} epochs x {args.steps} steps, crop {args.crop}, 1 thread per rank")
+            print(" ranks  families  train s  families/s  wall s  CPU s (all ranks)")
         for r in runs:
             print(f"{r['ranks']:6d}  {r['families']:8d}  {r['seconds']:7.2f}  {r['families_per_second']:10.2f}"
                   f"  {r['wall']:6.2f}  {r['cpu']:6.2f}")
-        for k in ranks:
+        for k in ranks if "nodes" in parts else []:
             nodes.append(node_classify(args, k, folder))
-        print(f"node-classify train {args.node_data}: fan-outs {args.fanouts}, batch {args.batch_size}, "
-              f"{args.shards} shards, {args.node_epochs} epochs, 1 thread per rank")
-        print(" ranks  seeds/epoch  train s  seeds/s  wall s  CPU s (all ranks)")
+        if nodes:
+            print(f"node-classify train {args.node_data}: model {args.node_model}, fan-outs {args.fanouts}, "
+                  f"batch {args.batch_size}, {args.shards} shards, {args.node_epochs} epochs"
+                  f"{f' of {args.max_batches} batches' if args.max_batches > 0 else ''}, 1 thread per rank")
+            print(" ranks  seeds/epoch  steps  s/step  seeds/s (steps)  train s  seeds/s (train)  wall s  CPU s (all ranks)")
         for r in nodes:
-            print(f"{r['ranks']:6d}  {r['seeds_per_epoch']:11d}  {r['seconds']:7.2f}  {r['seeds_per_second']:7.1f}"
+            print(f"{r['ranks']:6d}  {r['seeds_per_epoch']:11d}  {r['batches']:5d}  {r['seconds_per_step']:6.3f}"
+                  f"  {r['step_seeds_per_second']:15.1f}  {r['seconds']:7.2f}  {r['seeds_per_second']:15.1f}"
                   f"  {r['wall']:6.2f}  {r['cpu']:6.2f}")
-        for k in ranks:
+        for k in ranks if "sums" in parts else []:
             out = Path(folder) / f"sum{k}.json"
             subprocess.run(mpirun(k) + [args.bench, "--values", *args.values.split(","), "--json", str(out)],
                            check=True, env=dict(os.environ, OMP_NUM_THREADS="1"))

@@ -18,7 +18,7 @@ namespace attend {
 
 namespace {
 
-/// Freed large blocks (size, pointer), reused by exact size; most recently freed last.
+/// Freed large blocks (capacity, pointer), reused by capacity; most recently freed last.
 struct LargeBlockCache {
   std::mutex mutex;
   std::vector<std::pair<std::size_t, void*>> blocks;
@@ -31,6 +31,16 @@ LargeBlockCache& cache() {
 }
 
 std::atomic<bool> cache_on{false};
+
+// The capacity of a large block asked for `bytes`: rounded up to the next of eight sizes per
+// doubling (at most 12.5 % more), so that tensors whose shapes change a little from one
+// mini-batch to the next (a sample's node count) share blocks. A function of `bytes` alone:
+// release_storage, given the bytes asked for, finds the same capacity.
+std::size_t large_block_capacity(std::size_t bytes) {
+  const int log2 = 63 - __builtin_clzll(bytes);
+  const std::size_t step = std::size_t{1} << (log2 - 3);
+  return (bytes + step - 1) / step * step;
+}
 
 }  // namespace
 
@@ -48,6 +58,7 @@ void* allocate_storage(std::size_t bytes) {
   // Checked only when over the budget: no message is built on the hot path.
   if (bytes > memory_budget_bytes()) require_memory(static_cast<double>(bytes), "a tensor");
   if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
+    bytes = large_block_capacity(bytes);
     LargeBlockCache& c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
     for (auto it = c.blocks.rbegin(); it != c.blocks.rend(); ++it) {
@@ -71,6 +82,7 @@ void* allocate_storage(std::size_t bytes) {
 void release_storage(void* p, std::size_t bytes) noexcept {
   if (p == nullptr) return;
   if (bytes >= kLargeBlock && cache_on.load(std::memory_order_relaxed)) {
+    bytes = large_block_capacity(bytes);
     LargeBlockCache& c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
     while (!c.blocks.empty() && c.held + bytes > kLargeBlockCacheLimit) {  // oldest out first

@@ -64,6 +64,11 @@ std::vector<int64_t> sample_in_edges(const InEdgeIndex& index, int64_t node, int
   const uint64_t key = draw_key(o.seed, batch, hop, node);
   std::vector<int64_t> out;
   if (!o.per_relation) {
+    if (fanout < 0 || (!o.replace && fanout >= end - begin)) {  // every in-edge: the positions themselves
+      out.resize(static_cast<std::size_t>(end - begin));
+      std::iota(out.begin(), out.end(), begin);
+      return out;
+    }
     std::vector<int64_t> positions(static_cast<std::size_t>(end - begin));
     std::iota(positions.begin(), positions.end(), begin);
     choose(index, positions, fanout, o.replace, key, out);

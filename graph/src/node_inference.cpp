@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <span>
+#include <utility>
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/indexing.hpp"
@@ -19,11 +21,28 @@ void copy_rows(const Tensor& batch_out, int64_t count, Tensor& out, int64_t offs
   std::memcpy(out.data() + offset * c, batch_out.data(), static_cast<std::size_t>(count * c) * sizeof(float));
 }
 
+// The batches [first, end) of `count` that rank r of K computes: [count r / K, count (r + 1) / K),
+// contiguous, so that an all-gather in rank order puts their rows back in order.
+std::pair<std::size_t, std::size_t> rank_batches(std::size_t count, const Communicator& comm) {
+  const auto ranks = static_cast<std::size_t>(comm.size()), rank = static_cast<std::size_t>(comm.rank());
+  return {count * rank / ranks, count * (rank + 1) / ranks};
+}
+
+// Every rank's rows `mine` [rows of this rank, C], concatenated in rank order: [rows, C].
+Tensor gather_rank_rows(Tensor mine, int64_t rows, const Communicator& comm) {
+  if (comm.size() == 1) return mine;
+  std::vector<float> all = comm.allgather(std::span<const float>(mine.data(), static_cast<std::size_t>(mine.numel())));
+  return Tensor({rows, mine.dim(1)}, std::move(all));
+}
+
 // PyG's `inference` loop: layer by layer over all nodes in batches, each batch on the 1-hop
 // graph of its nodes. Layer i's output of every node [N, C_i] is kept for layer i + 1 (and,
-// under jumping knowledge, for the head); the last layer runs only for `nodes`.
+// under jumping knowledge, for the head); the last layer runs only for `nodes`. Each rank of
+// `comm` computes its share of every layer's batches (rank_batches) and the ranks all-gather
+// the layer's output before the next: a batch's rows depend only on the layer before, so
+// every rank holds the bits one process computes.
 Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, const NodeFeatureRows& input_rows,
-                        const std::vector<int64_t>& nodes, int64_t batch_size) {
+                        const std::vector<int64_t>& nodes, int64_t batch_size, const Communicator& comm) {
   const auto& layers = model.layers();
   std::vector<int64_t> all(static_cast<std::size_t>(graph.num_nodes()));
   std::iota(all.begin(), all.end(), int64_t{0});
@@ -39,16 +58,20 @@ Tensor layerwise_logits(const NodeClassifier& model, const GraphContext& graph, 
     if (last && model.concatenates_hidden()) head_input = ops::concat(hidden).value();
     const Tensor& stored = last && model.concatenates_hidden() ? head_input : previous;
     const std::vector<int64_t>& targets = last ? nodes : all;
-    out = Tensor({static_cast<int64_t>(targets.size()), layers[i]->out_features()});
     const std::vector<std::vector<int64_t>> batches = seed_batches(targets, batch_size, false, 0);
+    const auto [first, end] = rank_batches(batches.size(), comm);
+    int64_t rows = 0;
+    for (std::size_t b = first; b < end; ++b) rows += static_cast<int64_t>(batches[b].size());
+    Tensor mine({rows, layers[i]->out_features()});  // [rows of this rank's batches, C_i]
     int64_t offset = 0;
-    for (const std::vector<int64_t>& batch : batches) {
-      const SampledSubgraph s = sample_neighbors(graph, batch, one_hop);
+    for (std::size_t b = first; b < end; ++b) {
+      const SampledSubgraph s = sample_neighbors(graph, batches[b], one_hop);
       const NodeFeatures x = i == 0 ? input_rows(s.node_ids) : NodeFeatures(ops::gather_rows(Var(stored), s.node_ids));
       const Tensor y = model.layer_forward(i, x, s.graph, 0).value();  // [n, C_i], the batch's nodes first
-      copy_rows(y, static_cast<int64_t>(batch.size()), out, offset);
-      offset += static_cast<int64_t>(batch.size());
+      copy_rows(y, static_cast<int64_t>(batches[b].size()), mine, offset);
+      offset += static_cast<int64_t>(batches[b].size());
     }
+    out = gather_rank_rows(std::move(mine), static_cast<int64_t>(targets.size()), comm);  // [targets, C_i]
     if (model.joins_head_input(i)) hidden.emplace_back(out);
     previous = out;
   }
@@ -121,25 +144,22 @@ Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const
   model.eval();
   if (o.mode == InferenceMode::kFull) return ops::gather_rows(model.forward(features, graph, 0), nodes).value();
   const NodeFeatureRows rows = o.feature_rows ? o.feature_rows : in_memory_rows(features);
-  if (o.mode == InferenceMode::kLayerwise) return layerwise_logits(model, graph, rows, nodes, o.batch_size);
+  if (o.mode == InferenceMode::kLayerwise) return layerwise_logits(model, graph, rows, nodes, o.batch_size, Communicator::self());
   return sampled_logits(model, graph, rows, nodes, o);
 }
 
 Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
                          const std::vector<int64_t>& nodes, const InferenceOptions& o, const Communicator& comm) {
-  if (o.mode != InferenceMode::kSampled || comm.size() == 1) return infer_node_logits(model, graph, features, nodes, o);
+  if (o.mode == InferenceMode::kFull || comm.size() == 1) return infer_node_logits(model, graph, features, nodes, o);
   check_inference_fits(model, o);
   NoGradGuard no_grad;
   model.eval();
   const NodeFeatureRows rows = o.feature_rows ? o.feature_rows : in_memory_rows(features);
-  // Rank r takes batches [count r / K, count (r + 1) / K): contiguous, so the all-gather in
-  // rank order puts the rows back in their order.
+  if (o.mode == InferenceMode::kLayerwise) return layerwise_logits(model, graph, rows, nodes, o.batch_size, comm);
   const auto count = static_cast<std::size_t>((static_cast<int64_t>(nodes.size()) + o.batch_size - 1) / o.batch_size);
-  const auto ranks = static_cast<std::size_t>(comm.size()), rank = static_cast<std::size_t>(comm.rank());
-  const Tensor mine = sampled_logits(model, graph, rows, nodes, o, count * rank / ranks,
-                                     static_cast<std::ptrdiff_t>(count * (rank + 1) / ranks));  // [rows of mine, C]
-  std::vector<float> all = comm.allgather(std::span<const float>(mine.data(), static_cast<std::size_t>(mine.numel())));
-  return Tensor({static_cast<int64_t>(nodes.size()), model.layers().back()->out_features()}, std::move(all));
+  const auto [first, end] = rank_batches(count, comm);
+  Tensor mine = sampled_logits(model, graph, rows, nodes, o, first, static_cast<std::ptrdiff_t>(end));  // [rows of mine, C]
+  return gather_rank_rows(std::move(mine), static_cast<int64_t>(nodes.size()), comm);
 }
 
 }  // namespace attend::graph

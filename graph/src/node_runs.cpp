@@ -20,8 +20,13 @@ Json run_summary(const NodeRunResult& r) {
                        {"train_acc", number_or_null(h.train_acc)}, {"val_loss", number_or_null(h.val_loss)},
                        {"val_acc", number_or_null(h.val_acc)}});
   }
-  return {{"seed", r.seed}, {"val_acc", number_or_null(r.val_acc)}, {"test_acc", number_or_null(r.test_acc)},
-          {"epochs", r.epochs}, {"seconds", r.seconds}, {"history", std::move(history)}};
+  Json summary = {{"seed", r.seed}, {"val_acc", number_or_null(r.val_acc)}, {"test_acc", number_or_null(r.test_acc)},
+                  {"epochs", r.epochs}, {"seconds", r.seconds}, {"history", std::move(history)}};
+  if (r.batches > 0) {
+    summary["batches"] = r.batches;
+    summary["batch_seconds"] = r.batch_seconds;
+  }
+  return summary;
 }
 
 }  // namespace

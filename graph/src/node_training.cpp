@@ -1,5 +1,6 @@
 #include "attend/graph/node_training.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <numeric>
@@ -174,6 +175,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     return metrics;
   };
   TrainResult fit;
+  int64_t batches_run = 0;     // mini-batch steps
+  double batch_seconds = 0.0;  // their wall time (NodeRunResult::batch_seconds)
   // A diverging loss (too high a learning rate) is an error in the model file; a model that
   // does not fit the data (edge_dim on a graph without edge features) names the dataset too.
   try {
@@ -196,19 +199,25 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
       const NodeFeatureRows rows =
           mb.feature_rows ? mb.feature_rows : data.feature_rows ? data.feature_rows : in_memory_rows(data.features);
       std::vector<std::vector<int64_t>> batches;  // the current epoch's
+      uint64_t epoch_size = 0;                    // batches in a whole epoch (max_batches may run fewer)
       int batches_epoch = -1;
       fit = trainer.fit_batches(
           [&](int epoch) {
             batches = epoch_batches(d.train, mb.batch_size, keys, epoch);
+            epoch_size = batches.size();
+            if (mb.max_batches > 0 && static_cast<int64_t>(batches.size()) > mb.max_batches) batches.resize(mb.max_batches);
             batches_epoch = epoch;
             return static_cast<int64_t>(batches.size());
           },
           [&](int epoch, int64_t b) {
             ATTEND_CHECK(epoch == batches_epoch, "batches of epoch " << batches_epoch << " asked for epoch " << epoch);
             model->train();
-            const auto number = static_cast<uint64_t>(epoch) * batches.size() + static_cast<uint64_t>(b);
+            const auto number = static_cast<uint64_t>(epoch) * epoch_size + static_cast<uint64_t>(b);
+            const auto start = std::chrono::steady_clock::now();
             const double loss =
                 minibatch_gradient(*model, arena, comm, data.graph, d.labels, rows, mb, keys, batches[b], number);
+            batch_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            ++batches_run;
             add_layer_weight_decay(arena, spec.layer_weight_decay);
             return loss;
           },
@@ -223,6 +232,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   result.epochs = fit.epochs_run;
   result.best_epoch = to.restore_best ? fit.best_epoch : fit.epochs_run - 1;
   result.seconds = fit.seconds;
+  result.batches = batches_run;
+  result.batch_seconds = batch_seconds;
   for (const EpochRecord& r : fit.history) {
     const bool val = !d.val.empty();
     const double train_acc = r.eval.extras.empty() ? NAN : r.eval.extras.front().second;

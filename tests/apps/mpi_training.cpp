@@ -4,9 +4,9 @@
 // shards, once as a plain process and once under `mpirun -np 2` (root allowed: the flag belongs
 // to this test only). Both runs must end with the same parameters, Adam state and best
 // parameters bit for bit and report the same numbers; the 2-rank run prints what the plain run
-// prints, once; so does a run with sampled inference (its validation batches spread over the
-// ranks). Commands that cannot run on 2 ranks are refused, the refusal printed once. Prints
-// what differs; exit 1 on a failure.
+// prints, once; so do runs with sampled and with layer-wise inference (their validation
+// batches spread over the ranks). Commands that cannot run on 2 ranks are refused, the
+// refusal printed once. Prints what differs; exit 1 on a failure.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -192,6 +192,18 @@ void node_classify(const fs::path& dir) {
   json2 = nlohmann::json::parse(read_text(dir / "sampled" / "two.json"));
   for (const char* key : {"val_acc", "test_acc", "epochs", "history"}) {
     expect(json1["runs"][0][key] == json2["runs"][0][key], std::string("sampled inference: the runs' ") + key + " are equal");
+  }
+  // Layer-wise validation and scoring, each rank a share of every layer's batches: the same.
+  std::vector<std::string> layerwise = train;
+  layerwise.insert(layerwise.end(), {"--inference", "layerwise", "--inference-batch-size", "300"});
+  fs::create_directories(dir / "layerwise");
+  run_both(layerwise, {"save", "json"}, dir / "layerwise");
+  if (failures > 0) return;
+  compare_checkpoints(dir / "layerwise" / "one.save", dir / "layerwise" / "two.save", true);
+  json1 = nlohmann::json::parse(read_text(dir / "layerwise" / "one.json"));
+  json2 = nlohmann::json::parse(read_text(dir / "layerwise" / "two.json"));
+  for (const char* key : {"val_acc", "test_acc", "epochs", "history"}) {
+    expect(json1["runs"][0][key] == json2["runs"][0][key], std::string("layer-wise inference: the runs' ") + key + " are equal");
   }
   std::vector<std::string> one_shard = train;
   one_shard[9] = "1";  // --shards 1 on 2 processes

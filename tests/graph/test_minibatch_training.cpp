@@ -304,3 +304,22 @@ TEST_CASE("batch shards are contiguous, cover the batch and differ in size by at
   CHECK(epoch_batches(batch, 3, keys, 2) == epoch_batches(batch, 3, keys, 2));
   CHECK(epoch_batches(batch, 3, keys, 2) != epoch_batches(batch, 3, keys, 3));
 }
+
+TEST_CASE("max_batches trains on the first batches of each epoch and changes nothing when it does not bind",
+          "[graph]") {
+  testing::ScopedThreads threads(1);
+  const Registry registry = graph_registry();
+  const PreparedNodeData data = prepare_node_data(learnable_dataset(150, 400, 0, 17), false);
+  const NodeModelSpec spec = two_layer_spec({{"type", "gcn"}, {"out_channels", 4}}, {{"type", "gcn"}}, 2);
+  NodeRunOptions o;
+  o.seed = 5;
+  o.minibatch = minibatch({5, 5}, 20);  // 60 training nodes: 3 batches per epoch
+  const std::vector<float> whole = trained_parameters(data, spec, registry, o);
+  o.minibatch->max_batches = 3;
+  CHECK(trained_parameters(data, spec, registry, o) == whole);
+  o.minibatch->max_batches = 2;
+  const std::vector<float> two = trained_parameters(data, spec, registry, o);
+  CHECK(two != whole);
+  o.minibatch->max_batches = 1;
+  CHECK(trained_parameters(data, spec, registry, o) != two);
+}

@@ -43,6 +43,9 @@ struct MiniBatchOptions {
   NeighborSamplerOptions sampler;
   int64_t batch_size = 512;  ///< seed nodes per batch (the last batch of an epoch may be smaller)
   int64_t shards = 1;        ///< fixed pieces of each batch (see the file comment)
+  /// Above 0: train on only the first max_batches batches of each epoch, numbered (and so
+  /// sampled and dropped out) as in the whole epoch: a benchmark's short run on a large graph.
+  int64_t max_batches = 0;
   /// The input rows of a batch's nodes; empty: the in-memory features (in_memory_rows).
   NodeFeatureRows feature_rows;
 };

@@ -62,8 +62,10 @@ Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const
 
 /// As above, the work spread over the ranks of `comm` where the mode allows it: sampled
 /// inference gives each rank a contiguous share of the batches (each keyed by its number, as
-/// in one process) and all-gathers their logits, so every rank returns the bits one process
-/// computes; full and layer-wise inference run whole on every rank. Collective.
+/// in one process) and all-gathers their logits; layer-wise inference does so for every
+/// layer's batches, all-gathering each layer's output of all nodes before the next layer.
+/// Every rank returns the bits one process computes. Full inference runs whole on every
+/// rank. Collective.
 Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
                          const std::vector<int64_t>& nodes, const InferenceOptions& options, const Communicator& comm);
 

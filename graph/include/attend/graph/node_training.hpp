@@ -88,6 +88,11 @@ struct NodeRunResult {
   int epochs = 0;
   int best_epoch = -1;
   double seconds = 0.0;
+  /// Mini-batch training: the steps run, and the wall seconds they took (sampling, reading
+  /// rows, forward, backward, the gradients' all-gather; not the optimizer step, not the
+  /// evaluations that `seconds` includes). 0 for full-batch training.
+  int64_t batches = 0;
+  double batch_seconds = 0.0;
   std::vector<NodeEpoch> history;  ///< [epochs], one per epoch run
 };
 
