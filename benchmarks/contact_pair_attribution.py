@@ -31,20 +31,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-PROTEINS = ROOT / "data" / "proteins"
-
-
-def families():
-    """(id, alignment .h5, truth .tsv.gz) of the shipped families, in list order."""
-    out = []
-    for name in ("contact_train.txt", "contact_val.txt", "contact_heldout.txt"):
-        for line in (PROTEINS / name).read_text().splitlines():
-            if not line.strip() or line.startswith("#"):
-                continue
-            features, truth = line.split()
-            out.append((Path(features).stem, PROTEINS / features, PROTEINS / truth))
-    return out
+from contact_heads import ROOT, families  # the shipped families, listed once
 
 
 def native(truth, i, j):
