@@ -15,23 +15,17 @@
 #include "grad_check.hpp"
 #include "model_gradients.hpp"
 #include "random_graphs.hpp"
+#include "parameter_by_name.hpp"
 
 using namespace attend;
 using namespace attend::graph;
 using attend::testing::check_gradients;
+using attend::testing::parameter;
 using attend::testing::check_module_gradients;
 using attend::testing::random_dataset;
 using attend::testing::random_tensor;
 
 namespace {
-
-Tensor parameter(const Module& m, const std::string& name) {
-  for (const auto& [n, v] : m.named_parameters()) {
-    if (n == name) return v.value();
-  }
-  FAIL("no parameter " << name);
-  return {};
-}
 
 void set_parameter(const Module& m, const std::string& name, const Tensor& value) {
   for (auto [n, v] : m.named_parameters()) {

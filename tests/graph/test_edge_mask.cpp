@@ -17,10 +17,12 @@
 #include "attend/graph/node_layer.hpp"
 #include "grad_check.hpp"
 #include "random_graphs.hpp"
+#include "parameter_by_name.hpp"
 
 using namespace attend;
 using namespace attend::graph;
 using attend::testing::check_gradients;
+using attend::testing::parameter;
 using attend::testing::check_module_gradients;
 using attend::testing::GradCheckOptions;
 using attend::testing::random_dataset;
@@ -185,13 +187,6 @@ std::vector<int64_t> plain_edge_of(const GraphContext& g, const GraphView& view)
   return from;
 }
 
-Tensor parameter(const Module& m, const std::string& name) {
-  for (const auto& [n, v] : m.named_parameters()) {
-    if (n == name) return v.value();
-  }
-  FAIL("no parameter " << name);
-  return {};
-}
 }  // namespace
 
 TEST_CASE("a zero mask entry removes that edge's message: gat and gcn against plain references", "[graph]") {
