@@ -11,6 +11,7 @@
 #include "attend/core/parallel.hpp"
 #include "grad_check.hpp"
 #include "scoped_threads.hpp"
+#include "fused_against_plain.hpp"
 
 using namespace attend;
 
@@ -32,19 +33,11 @@ std::vector<Tensor> inputs(uint64_t seed) {
 
 using Result = testing::OutputAndGradients;
 
-void require_close(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.shape() == b.shape());
-  for (int64_t i = 0; i < a.numel(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-5).epsilon(1e-4));
-}
-
 }  // namespace
 
 TEST_CASE("gated_projection equals the composition of linear, sigmoid, mul and permute, gradients too", "[bio]") {
   testing::ScopedThreads threads(1);
-  const std::vector<Tensor> x = inputs(3);
-  const Result want = testing::output_and_gradients(plain, x), got = testing::output_and_gradients(fused, x);
-  require_close(got.out, want.out);
-  for (std::size_t i = 0; i < x.size(); ++i) require_close(got.grads[i], want.grads[i]);
+  testing::require_fused_matches_plain(fused, plain, inputs(3));
 }
 
 TEST_CASE("gated_projection gradients against finite differences", "[bio][grad]") {

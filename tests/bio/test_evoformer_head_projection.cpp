@@ -11,6 +11,7 @@
 #include "attend/core/parallel.hpp"
 #include "grad_check.hpp"
 #include "scoped_threads.hpp"
+#include "fused_against_plain.hpp"
 
 using namespace attend;
 
@@ -44,11 +45,6 @@ std::vector<Tensor> from_inputs(uint64_t seed) {
 
 using Result = testing::OutputAndGradients;
 
-void require_close(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.shape() == b.shape());
-  for (int64_t i = 0; i < a.numel(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-5).epsilon(1e-4));
-}
-
 void require_same_bits(const Result& a, const Result& b) {
   REQUIRE(std::equal(a.out.begin(), a.out.end(), b.out.begin()));
   for (std::size_t i = 0; i < a.grads.size(); ++i)
@@ -63,16 +59,10 @@ TEST_CASE("project_to_heads and project_from_heads equal linear, reshape and per
     INFO("batch axis " << axis);
     const auto fused_to = [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kH, axis); };
     const auto fused_from = [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); };
-    const Result want_to = testing::output_and_gradients([axis](const std::vector<Var>& v) { return plain_to_heads(v, axis); }, to_inputs(axis, 3));
-    const Result got_to = testing::output_and_gradients(fused_to, to_inputs(axis, 3));
-    const Result want_from = testing::output_and_gradients([axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); }, from_inputs(5));
-    const Result got_from = testing::output_and_gradients(fused_from, from_inputs(5));
-    require_close(got_to.out, want_to.out);
-    require_close(got_from.out, want_from.out);
-    for (std::size_t i = 0; i < 3; ++i) {
-      require_close(got_to.grads[i], want_to.grads[i]);
-      require_close(got_from.grads[i], want_from.grads[i]);
-    }
+    const auto plain_to = [axis](const std::vector<Var>& v) { return plain_to_heads(v, axis); };
+    const auto plain_from = [axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); };
+    testing::require_fused_matches_plain(fused_to, plain_to, to_inputs(axis, 3));
+    testing::require_fused_matches_plain(fused_from, plain_from, from_inputs(5));
   }
 }
 
