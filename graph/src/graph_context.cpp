@@ -40,6 +40,17 @@ struct GraphContext::MaskedViews {
   std::once_flag plain_built, looped_built, looped_mask_built;
   GraphView plain, looped;  ///< the cached views with the mask in their Csrs
   Var looped_mask;          ///< [E_looped] by looped edge id
+  /// Whether looped_mask's gather was recorded for backward: it is built on first use, under
+  /// that moment's recording mode, and a mask built unrecorded must not be used to record.
+  bool looped_mask_recorded = false;
+
+  /// Refuses a recorded use of a looped mask built unrecorded, whose gradient would silently
+  /// miss the self-loop view's edges.
+  void check_looped_recording() const {
+    ATTEND_CHECK(looped_mask_recorded || !grad_enabled() || !plain_mask.requires_grad(),
+                 "a masked graph's self-loop view was first used without gradient recording and is now "
+                 "used with it: mask the graph again (with_edge_mask) for the recorded pass");
+  }
 };
 
 namespace {
@@ -200,6 +211,7 @@ const GraphView& GraphContext::looped() const {
     masked_->looped = unmasked_looped();
     masked_->looped.csr = masked_->looped.csr.with_edge_scale(view_mask(true));
   });
+  masked_->check_looped_recording();
   return masked_->looped;
 }
 
@@ -266,7 +278,9 @@ const Var& GraphContext::view_mask(bool self_loops) const {
     for (std::size_t e = 0; e < from.size(); ++e) from[e] = origin[e] < 0 ? n_edges : origin[e];
     masked_->looped_mask =
         ops::gather_rows(ops::concat({masked_->plain_mask, Var(Tensor({1}, std::vector<float>{1.0f}))}), from);
+    masked_->looped_mask_recorded = grad_enabled();
   });
+  masked_->check_looped_recording();
   return masked_->looped_mask;
 }
 

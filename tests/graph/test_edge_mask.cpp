@@ -261,3 +261,20 @@ TEST_CASE("graphormer refuses an edge mask, and a mask of another shape is refus
   CHECK_THROWS_AS(g.with_edge_mask(Var(Tensor({g.plain().num_edges() + 1}, 1.0f))), Error);
   CHECK_THROWS_AS(g.with_edge_mask(Var()), Error);
 }
+
+TEST_CASE("a masked graph's self-loop view first built unrecorded is refused for a recorded pass", "[graph]") {
+  const GraphContext g = GraphContext::from_dataset(random_dataset(10, 20, 43));
+  const Var mask(Tensor({g.plain().num_edges()}, 0.5f), true);
+  const GraphContext masked = g.with_edge_mask(mask);
+  {
+    NoGradGuard no_grad;
+    CHECK_NOTHROW(masked.looped());
+  }
+  // Recorded now, it would give a mask gradient without the self-loop view's edges.
+  CHECK_THROWS_WITH(masked.looped(), Catch::Matchers::Contains("first used without gradient recording"));
+  // Built recorded first, it serves both modes.
+  const GraphContext again = g.with_edge_mask(mask);
+  CHECK_NOTHROW(again.looped());
+  NoGradGuard no_grad;
+  CHECK_NOTHROW(again.looped());
+}
