@@ -15,10 +15,11 @@ namespace attend {
 void keep_freed_memory();
 
 namespace detail {
-/// Tensor storage: `bytes` of memory for floats. Blocks of kLargeBlock bytes and more come from the
-/// large-block cache when keep_freed_memory() turned it on (a block freed earlier in the same size
-/// class: 8 per doubling, at most 12.5 % larger, heap.cpp), else from operator new. When the memory is not there (or more
-/// than memory_budget_bytes() is asked for), throws attend::InputError naming the size: the sizes come from the user's data and settings (a
+/// Tensor storage: `bytes` of memory for floats. Blocks of kLargeBlock bytes and more come
+/// from the large-block cache when keep_freed_memory() turned it on (a block freed earlier in
+/// the same size class: 8 per doubling, at most 12.5 % larger, heap.cpp), else from operator
+/// new. When the memory is not there (or more than memory_budget_bytes() is asked for), throws
+/// attend::InputError naming the size: the sizes come from the user's data and settings (a
 /// damaged file's shape, a model file's widths), and "internal error: std::bad_alloc" said
 /// nothing of that.
 void* allocate_storage(std::size_t bytes);
