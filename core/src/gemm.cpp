@@ -222,4 +222,11 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   }
 }
 
+std::string gemm_library() {
+#ifdef ATTEND_HAVE_OPENBLAS
+  if (openblas_does_products()) return openblas_get_config();
+#endif
+  return "Eigen";
+}
+
 }  // namespace attend

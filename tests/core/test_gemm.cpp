@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "attend/core/gemm.hpp"
@@ -110,4 +111,10 @@ TEST_CASE("gemm called from several threads at once gives each product as comput
   });
   set_num_threads(before);
   CHECK(std::count(differs.begin(), differs.end(), 1) == 0);
+}
+
+// Benchmarks print which library did the products; it is one of the two gemm knows.
+TEST_CASE("gemm names the library that does its products that are not narrow", "[core]") {
+  const std::string library = gemm_library();
+  CHECK((library == "Eigen" || library.rfind("OpenBLAS", 0) == 0));
 }
