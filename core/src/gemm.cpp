@@ -140,7 +140,7 @@ constexpr int64_t kBlasBlocks = 4;
 // Whether the OpenBLAS loaded into this process does attend's products. Two conditions:
 // - Its pthreads build (openblas_get_parallel() == 1). Only that build locks the table of
 //   packing buffers; Debian's serial build does not, and two OpenMP threads calling it at
-//   once then share a buffer and get wrong products (measured: a few per cent of the calls).
+//   once can share a buffer and get wrong products (measured: up to 2 % of the calls).
 //   Its own threads are set to 1 so that each call runs on the calling thread alone.
 // - Kernels as wide as attend's own: a build for AVX-512 keeps Eigen when OpenBLAS runs an
 //   AVX2 kernel family (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU: 110 GFLOP/s against
