@@ -141,7 +141,6 @@ constexpr int64_t kBlasBlocks = 4;
 // - Its pthreads build (openblas_get_parallel() == 1). Only that build locks the table of
 //   packing buffers; Debian's serial build does not, and two OpenMP threads calling it at
 //   once can share a buffer and get wrong products (measured: up to 2 % of the calls).
-//   Its own threads are set to 1 so that each call runs on the calling thread alone.
 // - Kernels as wide as attend's own: a build for AVX-512 keeps Eigen when OpenBLAS runs an
 //   AVX2 kernel family (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU: 110 GFLOP/s against
 //   Eigen's 139 at 2048^3 on one core, docs/performance.md).
@@ -155,7 +154,6 @@ bool openblas_does_products() {
       wide = wide || std::strcmp(core, name) == 0;
     if (!wide) return false;
 #endif
-    openblas_set_num_threads(1);
     return true;
   }();
   return chosen;
@@ -173,6 +171,10 @@ int64_t blas_block(int64_t extent) {
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                int64_t ldc) {
+  // Each call on the calling thread alone: OpenBLAS's own threads split a product by their
+  // count. Checked on every product, because another user of the same library in this process
+  // (torch links it too) may have raised the count since.
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
   const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
   auto block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     const float* a0 = trans_a ? a + r0 : a + r0 * lda;  // op(A) rows r0..r1
