@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
   const double nxn_mib = N * N * 4.0 / (1024.0 * 1024.0);
   std::printf("dense_attention B=%lld H=%lld N=%lld d=%lld threads=%d causal=%d\n", (long long)B,
               (long long)H, (long long)N, (long long)D, a.threads, a.causal ? 1 : 0);
+  std::printf("  gemm library: %s\n", gemm_library().c_str());
   std::printf("                    wall ms   GFLOP/s  %%gemm | GFLOP/s per core  %%gemm\n");
   std::printf("  gemm %4lld^3     %9.2f %9.1f  100.0 | %9.1f         100.0\n", (long long)g,
               gemm_time.wall * 1e3, gemm_wall, gemm_core);
@@ -212,7 +213,8 @@ int main(int argc, char** argv) {
                         {"forward_backward_ms", fwd_bwd.wall * 1e3},
                         {"forward_backward_gflops", fb_wall},
                         {"forward_backward_gflops_per_core", fb_core},
-                        {"gemm_size", g}, {"gemm_gflops", gemm_wall}, {"gemm_gflops_per_core", gemm_core},
+                        {"gemm_size", g}, {"gemm_library", gemm_library()},
+                        {"gemm_gflops", gemm_wall}, {"gemm_gflops_per_core", gemm_core},
                         {"forward_percent_of_gemm", 100 * fwd_wall / gemm_wall},
                         {"forward_backward_percent_of_gemm", 100 * fb_wall / gemm_wall},
                         {"inference_peak_rss_growth_mib", rss_growth},

@@ -46,8 +46,9 @@ gemm) must run at least half as fast as attend::gemm on the same threads and agr
 float64 product; otherwise the reference is crippled (torch on netlib's reference BLAS runs
 at about 5 GFLOP/s) and compare.py stops with exit 2 instead of printing speedups against it
 (--allow-slow-reference times both sides and prints no speedup). OPENBLAS_CORETYPE and
-OPENBLAS_L2_SIZE are removed from the reference's environment (a machine may pin OpenBLAS to
-an older kernel family with them; a user's torch runs without), unless --keep-openblas-env.
+OPENBLAS_L2_SIZE are removed from both sides' environments (a machine may pin OpenBLAS to an
+older kernel family with them; a user's torch runs without, and attend::gemm's large products
+go through OpenBLAS too), unless --keep-openblas-env.
 machine.attend_gemm_gflops and machine.reference_gemm_gflops are the two rates; dense and
 Evoformer rows give attend's rate as a share of the better of the two.
 Each side's OpenMP threads wait as they would for a user: attend's programs bound libgomp's
@@ -158,13 +159,10 @@ class Runner:
                 sys.exit(f"{b} not found: build first (cmake --build {args.build})")
 
     def env(self, threads):
+        """Both sides' environment: attend's products go through OpenBLAS as the reference's do."""
         e = dict(os.environ, OMP_NUM_THREADS=str(threads))
         if self.args.passive:
             e["OMP_WAIT_POLICY"] = "passive"
-        return e
-
-    def reference_env(self, threads):
-        e = self.env(threads)
         if not self.args.keep_openblas_env:
             for name in OPENBLAS_OVERRIDES:
                 e.pop(name, None)
@@ -176,7 +174,7 @@ class Runner:
             return None
         cmd = [self.torch_python, REFERENCE, "gemm", "--n", str(GEMM_N), "--threads", str(threads),
                "--repeats", "5"]
-        out, _ = run_child(cmd, self.reference_env(threads))
+        out, _ = run_child(cmd, self.env(threads))
         return json.loads(out.strip().splitlines()[-1])
 
     def attend_gat(self, shape, threads, repeats):
@@ -220,7 +218,7 @@ class Runner:
             return None, None
         cmd = [self.torch_python, REFERENCE_EVOFORMER, "--mode", mode, "--threads", str(threads),
                "--repeats", str(repeats)] + EVOFORMER_SHAPE
-        out, rss = run_child(cmd, self.reference_env(threads))
+        out, rss = run_child(cmd, self.env(threads))
         return json.loads(out.strip().splitlines()[-1])["ms"], rss
 
     def reference(self, workload, extra, threads, repeats):
@@ -228,7 +226,7 @@ class Runner:
             return None, None
         cmd = [self.torch_python, REFERENCE, workload, "--threads", str(threads),
                "--repeats", str(repeats)] + extra
-        out, rss = run_child(cmd, self.reference_env(threads))
+        out, rss = run_child(cmd, self.env(threads))
         return json.loads(out.strip().splitlines()[-1])["ms"], rss
 
 
@@ -307,7 +305,7 @@ def explain_rows(runner, repeats, work):
         r, r_rss, agreement = None, None, None
         if runner.torch_python:
             out, r_rss = run_child([runner.torch_python, REFERENCE_EXPLAIN] + common +
-                                   ["--threads", "1", "--scores", r_scores], runner.reference_env(1))
+                                   ["--threads", "1", "--scores", r_scores], runner.env(1))
             r = json.loads(out.strip().splitlines()[-1])
             agreement = explanation_agreement(a_scores, r_scores)
         note = (f"{EXPLAIN_NODES} BA-Shapes motif nodes, {method}, 1 thread each side; ms per node")
@@ -395,7 +393,7 @@ def main():
     p.add_argument("--allow-slow-reference", action="store_true",
                    help="time both sides even when the reference's GEMM is crippled, printing no speedups")
     p.add_argument("--keep-openblas-env", action="store_true",
-                   help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in the reference's environment")
+                   help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in both sides' environments")
     args = p.parse_args()
     wanted = [w for w in (args.only or "").split(",") if w]
 
@@ -412,7 +410,7 @@ def main():
     runner = Runner(args, torch_python)
     t = args.threads
     attend_waiting = openmp_waiting([runner.bench_sparse, "--help"], runner.env(t))
-    reference_waiting = (openmp_waiting([torch_python, "-c", "import torch"], runner.reference_env(t))
+    reference_waiting = (openmp_waiting([torch_python, "-c", "import torch"], runner.env(t))
                          if torch_python else None)
     print(f"OpenMP waiting: attend {attend_waiting}, reference {reference_waiting}")
     gemm_gflops, _ = runner.attend_dense(GEMM_N, "gemm", t, 3)
@@ -506,7 +504,7 @@ def main():
                "other_jobs_busy_cores": round(other_jobs, 2),
                "attend_openmp_waiting": attend_waiting, "reference_openmp_waiting": reference_waiting,
                "reference_python": torch_python,
-               "reference_openblas_env_removed": not args.keep_openblas_env}
+               "openblas_env_removed": not args.keep_openblas_env}
 
     print(f"\n{'workload':<18} {'attend ms':>10} {'ref ms':>10} {'speedup':>8} "
           f"{'attend MiB':>11} {'ref MiB':>9} {'load':>5}")

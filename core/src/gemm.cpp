@@ -3,8 +3,14 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <climits>
+#include <cstring>
 #include <memory>
 #include <vector>
+
+#ifdef ATTEND_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #include "attend/core/parallel.hpp"
 #include "ops/tile_gemm.hpp"
@@ -119,6 +125,77 @@ void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
     narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
   });
 }
+#ifdef ATTEND_HAVE_OPENBLAS
+// OpenBLAS blocks (the products that are neither narrow nor handed to Eigen): OpenBLAS packs
+// op(B) once per row block, so larger blocks are faster (2048^3 on one core: 185 GFLOP/s in
+// 256-row blocks, 210 in 512-row ones; docs/performance.md), but a product needs several
+// blocks to share among threads. Blocks are a quarter of the rows rounded up to a multiple of
+// kBlasMinBlock, within [kBlasMinBlock, kBlasMaxBlock]: 4 blocks up to 2048 rows, 512 rows
+// beyond. With fewer than 2 kBlasMinBlock rows and at least kBlasMaxBlock columns, the same
+// rule cuts the columns instead.
+constexpr int64_t kBlasMinBlock = 64;
+constexpr int64_t kBlasMaxBlock = 512;
+constexpr int64_t kBlasBlocks = 4;
+
+// Whether the OpenBLAS loaded into this process does attend's products. Two conditions:
+// - Its pthreads build (openblas_get_parallel() == 1). Only that build locks the table of
+//   packing buffers; Debian's serial build does not, and two OpenMP threads calling it at
+//   once can share a buffer and get wrong products (measured: up to 2 % of the calls).
+// - Kernels as wide as attend's own: a build for AVX-512 keeps Eigen when OpenBLAS runs an
+//   AVX2 kernel family (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU: 110 GFLOP/s against
+//   Eigen's 139 at 2048^3 on one core, docs/performance.md).
+bool openblas_does_products() {
+  static const bool chosen = [] {
+    if (openblas_get_parallel() != 1) return false;
+#if defined(__AVX512F__)
+    const char* core = openblas_get_corename();
+    bool wide = false;
+    for (const char* name : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+      wide = wide || std::strcmp(core, name) == 0;
+    if (!wide) return false;
+#endif
+    return true;
+  }();
+  return chosen;
+}
+
+// Rows (or columns) per OpenBLAS block for a product with `extent` rows (or columns).
+int64_t blas_block(int64_t extent) {
+  const int64_t quarter = (extent + kBlasBlocks - 1) / kBlasBlocks;
+  const int64_t rounded = (quarter + kBlasMinBlock - 1) / kBlasMinBlock * kBlasMinBlock;
+  return std::clamp(rounded, kBlasMinBlock, kBlasMaxBlock);
+}
+
+// C = alpha * op(A) * op(B) + beta * C in fixed blocks (blas_block), each one single-threaded
+// cblas_sgemm. (beta = 0 does not read C.)
+void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+               int64_t ldc) {
+  // Each call on the calling thread alone: OpenBLAS's own threads split a product by their
+  // count. Checked on every product, because another user of the same library in this process
+  // (torch links it too) may have raised the count since.
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  auto block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    const float* a0 = trans_a ? a + r0 : a + r0 * lda;  // op(A) rows r0..r1
+    const float* b0 = trans_b ? b + c0 * ldb : b + c0;  // op(B) columns c0..c1
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(r1 - r0), static_cast<int>(c1 - c0),
+                static_cast<int>(k), alpha, a0, static_cast<int>(lda), b0, static_cast<int>(ldb),
+                beta, c + r0 * ldc + c0, static_cast<int>(ldc));
+  };
+  if (m >= 2 * kBlasMinBlock || n < kBlasMaxBlock) {
+    parallel_for_blocks(m, blas_block(m), [&](int64_t r0, int64_t r1) { block(r0, r1, 0, n); });
+  } else {
+    parallel_for_blocks(n, blas_block(n), [&](int64_t c0, int64_t c1) { block(0, m, c0, c1); });
+  }
+}
+
+// Whether cblas takes this product: its sizes and strides are 32-bit, and it refuses a stride
+// of 0 (an empty depth is gemm_block's).
+bool fits_blas(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+  return k > 0 && std::max({m, n, k, lda, ldb, ldc}) <= INT_MAX;
+}
+#endif
 }  // namespace
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -129,6 +206,12 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
+#ifdef ATTEND_HAVE_OPENBLAS
+  if (openblas_does_products() && fits_blas(m, n, k, lda, ldb, ldc)) {
+    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+#endif
   if (m >= 2 * kRowBlock || n < 2 * kColBlock) {
     const int64_t row_block = m >= kLargeRows ? kLargeRowBlock : kRowBlock;  // size only
     parallel_for_blocks(m, row_block, [&](int64_t r0, int64_t r1) {
@@ -139,6 +222,13 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
       gemm_block(trans_a, trans_b, 0, m, c0, c1, k, alpha, a, lda, b, ldb, beta, c, ldc);
     });
   }
+}
+
+std::string gemm_library() {
+#ifdef ATTEND_HAVE_OPENBLAS
+  if (openblas_does_products()) return openblas_get_config();
+#endif
+  return "Eigen";
 }
 
 }  // namespace attend

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -62,7 +63,10 @@ TEST_CASE("project_slots with the bases first equals the full weight path, forwa
     Var y_slow = weight_first(slow, c.x, slots);
     y_fast.backward(seed);
     y_slow.backward(seed);
-    CHECK(max_abs_diff(y_fast.value(), y_slow.value()) < 1e-5f);
+    // The two paths sum up to 200 products per output in different orders (and in different
+    // GEMM blocks): float rounding relative to the outputs' size.
+    const float scale = std::max(1.0f, max_abs_diff(y_slow.value(), Tensor(y_slow.value().shape())));
+    CHECK(max_abs_diff(y_fast.value(), y_slow.value()) < 1e-5f * scale);
     CHECK(max_abs_diff(fast.basis.grad(), slow.basis.grad()) < 1e-5f);
     CHECK(max_abs_diff(fast.comp.grad(), slow.comp.grad()) < 1e-4f);
   }

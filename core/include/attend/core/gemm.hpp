@@ -1,8 +1,10 @@
 #pragma once
 /// Dense float32 matrix products on row-major buffers: narrow outputs on attend's own register
-/// tiles, everything else through Eigen.
+/// tiles, everything else through OpenBLAS (a build with ATTEND_OPENBLAS, when the loaded
+/// library qualifies: docs/performance.md) or Eigen.
 
 #include <cstdint>
+#include <string>
 
 namespace attend {
 
@@ -10,10 +12,15 @@ namespace attend {
 /// A is [m, k] (or [k, m] when trans_a), B is [k, n] (or [n, k] when trans_b); lda, ldb, ldc
 /// are row strides. Parallel strategy: C is cut into fixed blocks of rows (or of columns
 /// when C has few rows), each computed by one thread (register tiles when C has at most 128
-/// columns, else a single-threaded Eigen product), so the result is bit-identical for any
-/// thread count. Inside a parallel region it runs serially.
+/// columns, else one single-threaded OpenBLAS or Eigen product), so the result is
+/// bit-identical for any thread count. Inside a parallel region it runs serially; it may be
+/// called from several threads at once.
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
           int64_t ldc);
+
+/// What computes gemm's products that are not narrow in this process: "Eigen", or OpenBLAS's
+/// own description (version, kernel family), for benchmark reports.
+std::string gemm_library();
 
 }  // namespace attend
