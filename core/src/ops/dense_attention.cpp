@@ -108,17 +108,15 @@ void transpose_tile(const float* src, int64_t rows, int64_t cols, int64_t ld, fl
 // this, so recomputed logits are the same bits.
 void score_tile(const Problem& p, int64_t b, int64_t h, int64_t q0, int64_t rows, int64_t k0,
                 int64_t cols, const float* kt, float* s, int64_t lds) {
-  tile_gemm(rows, cols, p.d, 1.0f, p.q_rows(b, h, q0), p.d, 1, kt, kKeyTile, s, lds, false);
+  tile_gemm(rows, cols, p.d, p.scale, p.q_rows(b, h, q0), p.d, 1, kt, kKeyTile, s, lds, false);
 
   float key_add[kKeyTile];  // 0 for kept keys, -inf for masked ones
   if (p.mask != nullptr) {
     const float* mrow = p.mask + b * p.mask_sb + k0;
     for (int64_t j = 0; j < cols; ++j) key_add[j] = mrow[j] != 0.0f ? 0.0f : -kInf;
   }
-  const float scale = p.scale;
   for (int64_t i = 0; i < rows; ++i) {
     float* row = s + i * lds;
-    for (int64_t j = 0; j < cols; ++j) row[j] *= scale;
     for (const BiasRef& bias : p.biases) {
       const float* brow = bias.data + bias.offset(b, h, q0 + i, k0);
       if (bias.sk != 0) {
@@ -520,10 +518,17 @@ Var dense_attention(const Var& q, const Var& k, const Var& v, const DenseAttenti
   int64_t chunk = options.chunk_size > 0 ? options.chunk_size : kDefaultChunk;
   chunk = (chunk + kQueryTile - 1) / kQueryTile * kQueryTile;
   const int64_t n_chunks = (nq + chunk - 1) / chunk;
+  // Items run head-major when every bias is shared across the batch (the Evoformer's pair
+  // bias [1, H, N, N]): a thread then sweeps one head's bias for consecutive batches while it
+  // is in cache, instead of all heads' per batch. Each item writes its own rows, so the order
+  // does not change any result.
+  bool heads_outer = !p.biases.empty();
+  for (const BiasRef& bias : p.biases) heads_outer = heads_outer && bias.sb == 0;
   parallel_for(0, B * H * n_chunks, [&](int64_t item) {
-    const int64_t c = item % n_chunks, bh = item / n_chunks;
+    const int64_t c = item % n_chunks, outer = item / n_chunks;
+    const int64_t b = heads_outer ? outer % B : outer / H, h = heads_outer ? outer / B : outer % H;
     const int64_t c0 = c * chunk, c1 = std::min(nq, c0 + chunk);
-    forward_chunk(p, bh / H, bh % H, c0, c1, o.data(), lse.data(), weights);
+    forward_chunk(p, b, h, c0, c1, o.data(), lse.data(), weights);
   });
 
   Tensor out;
