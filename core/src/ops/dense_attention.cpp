@@ -10,6 +10,7 @@
 #include "attend/core/fast_exp.hpp"
 #include "attend/core/fast_sigmoid.hpp"
 #include "attend/core/parallel.hpp"
+#include "tile_exp.hpp"
 #include "tile_gemm.hpp"
 
 namespace attend::ops {
@@ -17,7 +18,9 @@ namespace attend::ops {
 namespace {
 
 using attend::detail::kTileVec;
+using attend::detail::tile_exp;
 using attend::detail::tile_gemm;
+using attend::detail::tile_store;
 using attend::detail::tile_load;
 using attend::detail::TileVec;
 
@@ -28,9 +31,25 @@ constexpr int64_t kTargetItems = 16;     // backward: key segments are added bel
 constexpr int64_t kMaxKeySegments = 4;   // backward: bounds the dQ partial buffers
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// x[j] = exp(x[j] - shift) for j in [0, n).
-void exp_shifted(float* __restrict x, int64_t n, float shift) {
-  for (int64_t j = 0; j < n; ++j) x[j] = exp_approx(x[j] - shift);
+// x[j] = exp(x[j] - shift) for j in [0, n), exp_approx's bits a register at a time
+// (tile_exp); returns the sum of the new x in row_dot's order (kTileVec interleaved partial
+// sums, then the tail, then the partial sums in order).
+float exp_shifted(float* __restrict x, int64_t n, float shift) {
+  TileVec lanes = TileVec{};
+  int64_t j = 0;
+  for (; j + kTileVec <= n; j += kTileVec) {
+    const TileVec e = tile_exp(tile_load(x + j) - shift);
+    tile_store(x + j, e);
+    lanes += e;
+  }
+  float tail = 0.0f;
+  for (; j < n; ++j) {
+    x[j] = exp_approx(x[j] - shift);
+    tail += x[j];
+  }
+  float s = 0.0f;
+  for (int64_t l = 0; l < kTileVec; ++l) s += lanes[l];
+  return s + tail;
 }
 
 // Largest element of x[0, n) (-inf when n == 0).
@@ -166,8 +185,7 @@ void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c
           continue;
         }
         const float alpha = exp_approx(m[r] - m_new);
-        exp_shifted(row, cols, m_new);
-        l[r] = l[r] * alpha + row_dot(row, nullptr, cols);
+        l[r] = l[r] * alpha + exp_shifted(row, cols, m_new);
         if (alpha != 1.0f)
           for (int64_t c = 0; c < dv; ++c) acc[r * dv + c] *= alpha;
         m[r] = m_new;
