@@ -12,6 +12,7 @@
 #include "attend/core/parallel.hpp"
 #include "tile_exp.hpp"
 #include "tile_gemm.hpp"
+#include "tile_transpose.hpp"
 
 namespace attend::ops {
 
@@ -21,6 +22,7 @@ using attend::detail::kTileVec;
 using attend::detail::tile_exp;
 using attend::detail::tile_gemm;
 using attend::detail::tile_store;
+using attend::detail::tile_transpose;
 using attend::detail::tile_load;
 using attend::detail::TileVec;
 
@@ -33,8 +35,10 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // x[j] = exp(x[j] - shift) for j in [0, n), exp_approx's bits a register at a time
 // (tile_exp); returns the sum of the new x in row_dot's order (kTileVec interleaved partial
-// sums, then the tail, then the partial sums in order).
-float exp_shifted(float* __restrict x, int64_t n, float shift) {
+// sums, then the tail, then the partial sums in order). Always inlined: the polynomial's
+// constants then stay in registers across the rows of a tile, and a caller that ignores the
+// sum (the backward) does not compute it.
+[[gnu::always_inline]] inline float exp_shifted(float* __restrict x, int64_t n, float shift) {
   TileVec lanes = TileVec{};
   int64_t j = 0;
   for (; j + kTileVec <= n; j += kTileVec) {
@@ -115,10 +119,15 @@ struct Problem {
   const float* v_rows(int64_t b, int64_t h, int64_t j) const { return v + (bh(b, h) * nk + j) * dv; }
 };
 
-// rows x cols block of a row-major matrix (row stride ld) -> its transpose, row stride kKeyTile.
+// rows x cols block of a row-major matrix (row stride ld) -> its transpose, row stride kKeyTile:
+// whole kTileVec x kTileVec blocks in registers (tile_transpose), the edges element by element.
 void transpose_tile(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst) {
+  const int64_t block_rows = rows / kTileVec * kTileVec, block_cols = cols / kTileVec * kTileVec;
+  for (int64_t r = 0; r < block_rows; r += kTileVec)
+    for (int64_t c = 0; c < block_cols; c += kTileVec)
+      tile_transpose(src + r * ld + c, ld, dst + c * kKeyTile + r, kKeyTile);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) dst[c * kKeyTile + r] = src[r * ld + c];
+    for (int64_t c = r < block_rows ? block_cols : 0; c < cols; ++c) dst[c * kKeyTile + r] = src[r * ld + c];
 }
 
 // Logits of queries [q0, q0+rows) against keys [k0, k0+cols) of head (b, h) into s (row
