@@ -12,6 +12,7 @@
 #include "attend/core/parallel.hpp"
 #include "tile_exp.hpp"
 #include "tile_gemm.hpp"
+#include "tile_reduce.hpp"
 #include "tile_transpose.hpp"
 
 namespace attend::ops {
@@ -21,7 +22,9 @@ namespace {
 using attend::detail::kTileVec;
 using attend::detail::tile_exp;
 using attend::detail::tile_gemm;
+using attend::detail::tile_max;
 using attend::detail::tile_store;
+using attend::detail::tile_sum;
 using attend::detail::tile_transpose;
 using attend::detail::tile_load;
 using attend::detail::TileVec;
@@ -34,8 +37,7 @@ constexpr int64_t kMaxKeySegments = 4;   // backward: bounds the dQ partial buff
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // x[j] = exp(x[j] - shift) for j in [0, n), exp_approx's bits a register at a time
-// (tile_exp); returns the sum of the new x in row_dot's order (kTileVec interleaved partial
-// sums, then the tail, then the partial sums in order). Always inlined: the polynomial's
+// (tile_exp); returns the sum of the new x in row_dot's order. Always inlined: the polynomial's
 // constants then stay in registers across the rows of a tile, and a caller that ignores the
 // sum (the backward) does not compute it.
 [[gnu::always_inline]] inline float exp_shifted(float* __restrict x, int64_t n, float shift) {
@@ -51,9 +53,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
     x[j] = exp_approx(x[j] - shift);
     tail += x[j];
   }
-  float s = 0.0f;
-  for (int64_t l = 0; l < kTileVec; ++l) s += lanes[l];
-  return s + tail;
+  return tile_sum(lanes) + tail;
 }
 
 // Largest element of x[0, n) (-inf when n == 0).
@@ -64,14 +64,13 @@ float row_max(const float* x, int64_t n) {
     const TileVec v = tile_load(x + j);
     lanes = lanes < v ? v : lanes;
   }
-  float m = -kInf;
+  float m = tile_max(lanes);
   for (; j < n; ++j) m = m < x[j] ? x[j] : m;
-  for (int64_t l = 0; l < kTileVec; ++l) m = m < lanes[l] ? lanes[l] : m;
   return m;
 }
 
 // Sum of x[j] * y[j] (y == nullptr: of x[j]) in a fixed order that depends on n only:
-// kTileVec interleaved partial sums, then the tail, then the partial sums in order.
+// kTileVec interleaved partial sums, then the tail, then the partial sums' tree (tile_sum).
 float row_dot(const float* x, const float* y, int64_t n) {
   TileVec lanes = TileVec{};
   int64_t j = 0;
@@ -83,9 +82,7 @@ float row_dot(const float* x, const float* y, int64_t n) {
     for (; j + kTileVec <= n; j += kTileVec) lanes += tile_load(x + j) * tile_load(y + j);
     for (; j < n; ++j) tail += x[j] * y[j];
   }
-  float s = 0.0f;
-  for (int64_t l = 0; l < kTileVec; ++l) s += lanes[l];
-  return s + tail;
+  return tile_sum(lanes) + tail;
 }
 
 // One additive bias seen through broadcasting: element (b, h, i, j) is at
