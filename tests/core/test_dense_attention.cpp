@@ -119,6 +119,49 @@ TEST_CASE("dense_attention plain, explicit scale and Nq != Nk causal match the r
   }
 }
 
+TEST_CASE("dense_attention at head widths of 32 and 48 matches the reference", "[core]") {
+  // d = 32 and dv = 48 take the micro tiles two and one vectors wide (AVX-512; 48 = 32 + 16),
+  // Nk = 176 leaves a 48-key tile, Nq = 70 leaves 6 rows after the 64-row tile; the bias
+  // shared across the batch makes the forward run its items head-major.
+  const int64_t B = 3, H = 2, nq = 70, nk = 176, d = 32, dv = 48;
+  const Tensor q = random_tensor({B, H, nq, d}, 81), k = random_tensor({B, H, nk, d}, 82),
+               v = random_tensor({B, H, nk, dv}, 83), gate = random_tensor({B, H, nq, dv}, 84);
+  const std::vector<Tensor> biases{random_tensor({1, H, nq, nk}, 85)};
+  const Tensor mask = key_mask(B, nk, 86);
+  for (bool causal : {false, true}) {
+    ops::DenseAttentionOptions opt;
+    opt.biases = {Var(biases[0])};
+    opt.key_mask = &mask;
+    opt.causal = causal;
+    opt.gate = Var(gate);
+    opt.return_weights = true;
+    Tensor weights;
+    const Tensor out = ops::dense_attention(Var(q), Var(k), Var(v), opt, &weights).value();
+    const Reference ref = naive_attention(q, k, v, biases, &mask, causal, &gate, 1.0 / std::sqrt(double(d)));
+    INFO("causal " << causal);
+    CHECK(max_abs_diff(out, ref.out) < 2e-5f);
+    CHECK(max_abs_diff(weights, ref.weights) < 2e-6f);
+  }
+}
+
+TEST_CASE("dense_attention gradients at head widths of 32 and 48", "[core][grad]") {
+  const int64_t B = 2, H = 2, nq = 70, nk = 176, d = 32, dv = 48;
+  const std::vector<Tensor> inputs{random_tensor({B, H, nq, d}, 91), random_tensor({B, H, nk, d}, 92),
+                                   random_tensor({B, H, nk, dv}, 93), random_tensor({1, H, nq, nk}, 94),
+                                   random_tensor({B, H, nq, dv}, 95)};
+  testing::GradCheckOptions gopt;
+  gopt.max_checks = 24;  // sampled elements per input
+  auto f = [](const std::vector<Var>& x) {
+    ops::DenseAttentionOptions opt;
+    opt.biases = {x[3]};
+    opt.gate = x[4];
+    return ops::dense_attention(x[0], x[1], x[2], opt);
+  };
+  const auto r = check_gradients(f, inputs, gopt);
+  INFO(r.report);
+  CHECK(r.ok);
+}
+
 TEST_CASE("dense_attention gradients for q, k, v, every bias and the gate", "[core][grad]") {
   const int64_t B = 2, H = 2, nq = 5, nk = 6, d = 3, dv = 4;
   const Tensor mask({B, nk}, std::vector<float>{1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0});
@@ -182,14 +225,16 @@ struct RunResult {
   std::vector<Tensor> tensors;  // output, then the gradient of every input
 };
 
-// Forward and backward of a fixed problem with the given chunk size and thread count.
-RunResult run_problem(int64_t chunk, int threads, bool bias_grad) {
-  const int64_t B = 2, H = 3, nq = 300, nk = 270, d = 8, dv = 8;
+// Forward and backward of a fixed problem with the given chunk size and thread count; `wide`:
+// heads of 40 channels (a two-vector micro tile and single columns) and a pair bias shared
+// across the batch ([1, H, Nq, Nk], head-major forward items) instead of 8 and [B, 1, Nq, Nk].
+RunResult run_problem(int64_t chunk, int threads, bool bias_grad, bool wide = false) {
+  const int64_t B = 2, H = 3, nq = 300, nk = 270, d = wide ? 40 : 8, dv = d;
   const int before = num_threads();
   set_num_threads(threads);
   Var q(random_tensor({B, H, nq, d}, 41), true), k(random_tensor({B, H, nk, d}, 42), true),
       v(random_tensor({B, H, nk, dv}, 43), true), gate(random_tensor({B, H, nq, dv}, 44), true),
-      pair(random_tensor({B, 1, nq, nk}, 45), bias_grad);
+      pair(random_tensor(wide ? Shape{1, H, nq, nk} : Shape{B, 1, nq, nk}, 45), bias_grad);
   const Tensor mask = key_mask(B, nk, 46);
   ops::DenseAttentionOptions opt;
   opt.biases = {pair};
@@ -204,21 +249,24 @@ RunResult run_problem(int64_t chunk, int threads, bool bias_grad) {
 }  // namespace
 
 TEST_CASE("dense_attention chunked equals unchunked bit for bit", "[core]") {
-  const RunResult whole = run_problem(0, 2, true);
-  for (int64_t chunk : {1, 64, 100, 1000}) {
-    const RunResult chunked = run_problem(chunk, 2, true);
-    for (std::size_t i = 0; i < whole.tensors.size(); ++i) {
-      INFO("chunk " << chunk << " tensor " << i);
-      CHECK(bitwise_equal(whole.tensors[i], chunked.tensors[i]));
+  for (bool wide : {false, true}) {
+    const RunResult whole = run_problem(0, 2, true, wide);
+    for (int64_t chunk : {1, 64, 100, 1000}) {
+      const RunResult chunked = run_problem(chunk, 2, true, wide);
+      for (std::size_t i = 0; i < whole.tensors.size(); ++i) {
+        INFO("wide " << wide << " chunk " << chunk << " tensor " << i);
+        CHECK(bitwise_equal(whole.tensors[i], chunked.tensors[i]));
+      }
     }
   }
 }
 
 TEST_CASE("dense_attention is bit-identical for 1 and 2 threads", "[core]") {
-  for (bool bias_grad : {false, true}) {
-    const RunResult one = run_problem(0, 1, bias_grad), two = run_problem(0, 2, bias_grad);
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool bias_grad = variant & 1, wide = variant & 2;
+    const RunResult one = run_problem(0, 1, bias_grad, wide), two = run_problem(0, 2, bias_grad, wide);
     for (std::size_t i = 0; i < one.tensors.size(); ++i) {
-      INFO("bias grad " << bias_grad << " tensor " << i);
+      INFO("bias grad " << bias_grad << " wide " << wide << " tensor " << i);
       CHECK(bitwise_equal(one.tensors[i], two.tensors[i]));
     }
   }

@@ -10,14 +10,22 @@
 #include "attend/core/fast_exp.hpp"
 #include "attend/core/fast_sigmoid.hpp"
 #include "attend/core/parallel.hpp"
+#include "tile_exp.hpp"
 #include "tile_gemm.hpp"
+#include "tile_reduce.hpp"
+#include "tile_transpose.hpp"
 
 namespace attend::ops {
 
 namespace {
 
 using attend::detail::kTileVec;
+using attend::detail::tile_exp;
 using attend::detail::tile_gemm;
+using attend::detail::tile_max;
+using attend::detail::tile_store;
+using attend::detail::tile_sum;
+using attend::detail::tile_transpose;
 using attend::detail::tile_load;
 using attend::detail::TileVec;
 
@@ -28,9 +36,24 @@ constexpr int64_t kTargetItems = 16;     // backward: key segments are added bel
 constexpr int64_t kMaxKeySegments = 4;   // backward: bounds the dQ partial buffers
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// x[j] = exp(x[j] - shift) for j in [0, n).
-void exp_shifted(float* __restrict x, int64_t n, float shift) {
-  for (int64_t j = 0; j < n; ++j) x[j] = exp_approx(x[j] - shift);
+// x[j] = exp(x[j] - shift) for j in [0, n), exp_approx's bits a register at a time
+// (tile_exp); returns the sum of the new x in row_dot's order. Always inlined: the polynomial's
+// constants then stay in registers across the rows of a tile, and a caller that ignores the
+// sum (the backward) does not compute it.
+[[gnu::always_inline]] inline float exp_shifted(float* __restrict x, int64_t n, float shift) {
+  TileVec lanes = TileVec{};
+  int64_t j = 0;
+  for (; j + kTileVec <= n; j += kTileVec) {
+    const TileVec e = tile_exp(tile_load(x + j) - shift);
+    tile_store(x + j, e);
+    lanes += e;
+  }
+  float tail = 0.0f;
+  for (; j < n; ++j) {
+    x[j] = exp_approx(x[j] - shift);
+    tail += x[j];
+  }
+  return tile_sum(lanes) + tail;
 }
 
 // Largest element of x[0, n) (-inf when n == 0).
@@ -41,14 +64,13 @@ float row_max(const float* x, int64_t n) {
     const TileVec v = tile_load(x + j);
     lanes = lanes < v ? v : lanes;
   }
-  float m = -kInf;
+  float m = tile_max(lanes);
   for (; j < n; ++j) m = m < x[j] ? x[j] : m;
-  for (int64_t l = 0; l < kTileVec; ++l) m = m < lanes[l] ? lanes[l] : m;
   return m;
 }
 
 // Sum of x[j] * y[j] (y == nullptr: of x[j]) in a fixed order that depends on n only:
-// kTileVec interleaved partial sums, then the tail, then the partial sums in order.
+// kTileVec interleaved partial sums, then the tail, then the partial sums' tree (tile_sum).
 float row_dot(const float* x, const float* y, int64_t n) {
   TileVec lanes = TileVec{};
   int64_t j = 0;
@@ -60,9 +82,7 @@ float row_dot(const float* x, const float* y, int64_t n) {
     for (; j + kTileVec <= n; j += kTileVec) lanes += tile_load(x + j) * tile_load(y + j);
     for (; j < n; ++j) tail += x[j] * y[j];
   }
-  float s = 0.0f;
-  for (int64_t l = 0; l < kTileVec; ++l) s += lanes[l];
-  return s + tail;
+  return tile_sum(lanes) + tail;
 }
 
 // One additive bias seen through broadcasting: element (b, h, i, j) is at
@@ -96,10 +116,15 @@ struct Problem {
   const float* v_rows(int64_t b, int64_t h, int64_t j) const { return v + (bh(b, h) * nk + j) * dv; }
 };
 
-// rows x cols block of a row-major matrix (row stride ld) -> its transpose, row stride kKeyTile.
+// rows x cols block of a row-major matrix (row stride ld) -> its transpose, row stride kKeyTile:
+// whole kTileVec x kTileVec blocks in registers (tile_transpose), the edges element by element.
 void transpose_tile(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst) {
+  const int64_t block_rows = rows / kTileVec * kTileVec, block_cols = cols / kTileVec * kTileVec;
+  for (int64_t r = 0; r < block_rows; r += kTileVec)
+    for (int64_t c = 0; c < block_cols; c += kTileVec)
+      tile_transpose(src + r * ld + c, ld, dst + c * kKeyTile + r, kKeyTile);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) dst[c * kKeyTile + r] = src[r * ld + c];
+    for (int64_t c = r < block_rows ? block_cols : 0; c < cols; ++c) dst[c * kKeyTile + r] = src[r * ld + c];
 }
 
 // Logits of queries [q0, q0+rows) against keys [k0, k0+cols) of head (b, h) into s (row
@@ -108,17 +133,15 @@ void transpose_tile(const float* src, int64_t rows, int64_t cols, int64_t ld, fl
 // this, so recomputed logits are the same bits.
 void score_tile(const Problem& p, int64_t b, int64_t h, int64_t q0, int64_t rows, int64_t k0,
                 int64_t cols, const float* kt, float* s, int64_t lds) {
-  tile_gemm(rows, cols, p.d, 1.0f, p.q_rows(b, h, q0), p.d, 1, kt, kKeyTile, s, lds, false);
+  tile_gemm(rows, cols, p.d, p.scale, p.q_rows(b, h, q0), p.d, 1, kt, kKeyTile, s, lds, false);
 
   float key_add[kKeyTile];  // 0 for kept keys, -inf for masked ones
   if (p.mask != nullptr) {
     const float* mrow = p.mask + b * p.mask_sb + k0;
     for (int64_t j = 0; j < cols; ++j) key_add[j] = mrow[j] != 0.0f ? 0.0f : -kInf;
   }
-  const float scale = p.scale;
   for (int64_t i = 0; i < rows; ++i) {
     float* row = s + i * lds;
-    for (int64_t j = 0; j < cols; ++j) row[j] *= scale;
     for (const BiasRef& bias : p.biases) {
       const float* brow = bias.data + bias.offset(b, h, q0 + i, k0);
       if (bias.sk != 0) {
@@ -168,8 +191,7 @@ void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c
           continue;
         }
         const float alpha = exp_approx(m[r] - m_new);
-        exp_shifted(row, cols, m_new);
-        l[r] = l[r] * alpha + row_dot(row, nullptr, cols);
+        l[r] = l[r] * alpha + exp_shifted(row, cols, m_new);
         if (alpha != 1.0f)
           for (int64_t c = 0; c < dv; ++c) acc[r * dv + c] *= alpha;
         m[r] = m_new;
@@ -520,10 +542,17 @@ Var dense_attention(const Var& q, const Var& k, const Var& v, const DenseAttenti
   int64_t chunk = options.chunk_size > 0 ? options.chunk_size : kDefaultChunk;
   chunk = (chunk + kQueryTile - 1) / kQueryTile * kQueryTile;
   const int64_t n_chunks = (nq + chunk - 1) / chunk;
+  // Items run head-major when every bias is shared across the batch (the Evoformer's pair
+  // bias [1, H, N, N]): a thread then sweeps one head's bias for consecutive batches while it
+  // is in cache, instead of all heads' per batch. Each item writes its own rows, so the order
+  // does not change any result.
+  bool heads_outer = !p.biases.empty();
+  for (const BiasRef& bias : p.biases) heads_outer = heads_outer && bias.sb == 0;
   parallel_for(0, B * H * n_chunks, [&](int64_t item) {
-    const int64_t c = item % n_chunks, bh = item / n_chunks;
+    const int64_t c = item % n_chunks, outer = item / n_chunks;
+    const int64_t b = heads_outer ? outer % B : outer / H, h = heads_outer ? outer / B : outer % H;
     const int64_t c0 = c * chunk, c1 = std::min(nq, c0 + chunk);
-    forward_chunk(p, bh / H, bh % H, c0, c1, o.data(), lse.data(), weights);
+    forward_chunk(p, b, h, c0, c1, o.data(), lse.data(), weights);
   });
 
   Tensor out;

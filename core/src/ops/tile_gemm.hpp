@@ -15,8 +15,8 @@
 
 namespace attend::detail {
 
-// One vector register of the target, and the micro tile (rows x vectors) that keeps the
-// accumulators in registers: 6 x 4 of 32 AVX-512 registers, 6 x 2 of 16 AVX or SSE ones.
+// One vector register of the target, and the widest column block (vectors) of a micro tile:
+// 4 of 32 AVX-512 registers, 2 of 16 AVX or SSE ones.
 #if defined(__AVX512F__)
 inline constexpr int kTileBytes = 64;
 inline constexpr int kMicroVecs = 4;
@@ -27,7 +27,12 @@ inline constexpr int kMicroVecs = 2;
 inline constexpr int kTileBytes = 16;
 inline constexpr int kMicroVecs = 2;
 #endif
-inline constexpr int kMicroRows = 6;
+
+/// Rows of the micro tile of a V-vector column block: 6 x kMicroVecs accumulators fill the
+/// registers with the row loads of B; narrower blocks take 8 rows (AVX-512: 8 x 2 and 8 x 1),
+/// so that the attention tiles' 64 and 128 rows split without leftovers.
+template <int V>
+inline constexpr int kMicroRowsFor = V == kMicroVecs ? 6 : 8;
 
 /// One vector register of floats.
 using TileVec = float __attribute__((vector_size(kTileBytes)));
@@ -42,8 +47,10 @@ inline TileVec tile_load(const float* p) {
 inline void tile_store(float* p, TileVec v) { std::memcpy(p, &v, sizeof v); }
 
 /// Rows [0, R) x columns [0, kTileVec V) of C (+)= alpha * op(A) B, op(A)(r, p) = a[r*a_rs + p*a_cs].
+/// Never inlined: inlined into a caller with live values of its own (the attention's score
+/// tile), GCC kept the row loads of B on the stack and read each one back per multiply-add.
 template <int R, int V>
-inline void tile_micro(int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs,
+[[gnu::noinline]] void tile_micro(int64_t k, float alpha, const float* a, int64_t a_rs, int64_t a_cs,
                        const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   TileVec acc[R][V];
 #pragma GCC unroll 8
@@ -70,17 +77,33 @@ inline void tile_micro(int64_t k, float alpha, const float* a, int64_t a_rs, int
     }
 }
 
+/// The last `left` (< R) rows of a column block as one micro tile of exactly that many rows,
+/// so that they keep several independent multiply-add chains.
+template <int R, int V>
+inline void tile_leftover_rows(int64_t left, int64_t k, float alpha, const float* a, int64_t a_rs,
+                               int64_t a_cs, const float* b, int64_t ldb, float* c, int64_t ldc,
+                               bool accumulate) {
+  if constexpr (R > 1) {
+    if (left == R - 1) {
+      tile_micro<R - 1, V>(k, alpha, a, a_rs, a_cs, b, ldb, c, ldc, accumulate);
+      return;
+    }
+    tile_leftover_rows<R - 1, V>(left, k, alpha, a, a_rs, a_cs, b, ldb, c, ldc, accumulate);
+  }
+}
+
 /// All rows [0, m) of the column block [0, kTileVec V): R-row micro tiles, then the leftover rows.
 template <int V>
 inline void tile_rows(int64_t m, int64_t k, float alpha, const float* a, int64_t a_rs,
                       int64_t a_cs, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) {
-  constexpr int R = V == kMicroVecs ? kMicroRows : 8;
+  constexpr int R = kMicroRowsFor<V>;
   int64_t r = 0;
   for (; r + R <= m; r += R)
     tile_micro<R, V>(k, alpha, a + r * a_rs, a_rs, a_cs, b, ldb, c + r * ldc, ldc, accumulate);
-  for (; r < m; ++r)
-    tile_micro<1, V>(k, alpha, a + r * a_rs, a_rs, a_cs, b, ldb, c + r * ldc, ldc, accumulate);
+  if (r < m)
+    tile_leftover_rows<R, V>(m - r, k, alpha, a + r * a_rs, a_rs, a_cs, b, ldb, c + r * ldc, ldc,
+                             accumulate);
 }
 
 /// C[m, n] = alpha * op(A) B, or C += alpha * op(A) B when `accumulate`.
@@ -94,6 +117,10 @@ inline void tile_gemm(int64_t m, int64_t n, int64_t k, float alpha, const float*
   int64_t j = 0;
   for (; j + kMicroVecs * kTileVec <= n; j += kMicroVecs * kTileVec)
     tile_rows<kMicroVecs>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
+  if constexpr (kMicroVecs > 2) {
+    for (; j + 2 * kTileVec <= n; j += 2 * kTileVec)
+      tile_rows<2>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
+  }
   for (; j + kTileVec <= n; j += kTileVec)
     tile_rows<1>(m, k, alpha, a, a_rs, a_cs, b + j, ldb, c + j, ldc, accumulate);
   for (; j < n; ++j) {  // last columns one by one, same chain per element
