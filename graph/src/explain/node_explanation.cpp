@@ -147,7 +147,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   };
   if (m == ExplainMethod::kPgExplainer) {
     ATTEND_CHECK(options.pg_explainer != nullptr, "the pgexplainer method needs a trained PgExplainer");
-    out.edge_score = explained_only(options.pg_explainer->edge_mask(cg));
+    out.edge_score = explained_only(options.pg_explainer->edge_scores(cg));
   }
   if (m == ExplainMethod::kIntegratedGradients) {
     const IntegratedGradients ig = integrated_gradients_edges(passes, out.explained_class, path);

@@ -167,14 +167,15 @@ Var PgExplainer::explained_edge_logits(const ComputationGraph& cg) const {
                        parameters_[3].second);
 }
 
-Tensor PgExplainer::edge_mask(const ComputationGraph& cg) const {
+Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
   NoGradGuard no_grad;
   const Tensor logits = explained_edge_logits(cg).value();  // [K]
-  Tensor mask({cg.data.graph.plain().num_edges()});         // [E_sub]
-  for (std::size_t r = 0; r < cg.explained.size(); ++r) {
-    mask[cg.explained[r]] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(logits[r]))));
+  Tensor scores({cg.data.graph.plain().num_edges()});       // [E_sub]
+  for (std::size_t r = 0; r < cg.explained.size(); ++r) {  // softplus, = -log(1 - sigmoid(logit))
+    const double l = logits[r];
+    scores[cg.explained[r]] = static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l)));
   }
-  return mask;
+  return scores;
 }
 
 void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch) {

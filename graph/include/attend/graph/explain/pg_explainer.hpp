@@ -3,7 +3,11 @@
 /// Sec. 4, node classification): one MLP, shared by every explained node, maps the trained
 /// model's embeddings of an edge j -> i and of the target v, [z_j, z_i, z_v], to the edge's
 /// mask logit. It is trained once over a set of nodes; then one forward pass of the MLP gives
-/// every explained node's edge scores, sigmoid(logit), with no optimisation per node.
+/// every explained node's edge scores with no optimisation per node. The score of an edge
+/// with mask m = sigmoid(logit) is -log(1 - m) = softplus(logit) >= 0: the mask's ranking
+/// (and 0 for an edge surely dropped, as an edge no method scores), without the ties that m
+/// makes in float above a logit of about 17 (1.0f), where the trained MLP often lies (it is
+/// trained at temperatures 5 to 2, so its logits grow to keep a sample near 1 despite the noise).
 ///
 /// Embedding z: the rows the model's last layer (its head) reads, computed once on the whole
 /// graph without masks: with jumping_knowledge "cat" the concatenation of the hidden layers'
@@ -104,8 +108,9 @@ class PgExplainer {
 
   /// The MLP's mask logits of the explained edges of `cg` (cg.explained order) [K].
   Var explained_edge_logits(const ComputationGraph& cg) const;
-  /// sigmoid of the logits at each local plain edge of `cg` that is explained, 0 elsewhere [E_sub].
-  Tensor edge_mask(const ComputationGraph& cg) const;
+  /// The edge scores of `cg`: softplus(logit) at each local plain edge that is explained, 0
+  /// elsewhere [E_sub] (no gradient).
+  Tensor edge_scores(const ComputationGraph& cg) const;
 
   /// The MLP's parameters: w1 [3D, H], b1 [H], w2 [H, 1], b2 [1].
   const std::vector<std::pair<std::string, Var>>& parameters() const { return parameters_; }
