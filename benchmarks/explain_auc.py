@@ -44,10 +44,19 @@ PUBLISHED = {
     "pgexplainer": {"ba-shapes": 0.963, "ba-community": 0.945, "tree-cycles": 0.987, "tree-grid": 0.907},
 }
 GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "pgexplainer",
-               "pgexplainer (explained nodes)", "degree"]
+               "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
+               "pgexplainer (authors' coefficients, explained nodes)", "degree"]
 GAT_METHODS = ["attention", "degree"]
+# PGExplainer's coefficients in the authors' notebooks (BA-shapes.ipynb etc.: coff_size,
+# coff_ent, eepochs, elr), where they differ from PyTorch Geometric's defaults.
+PG_AUTHORS = {"ba-shapes": ["--epochs", "10"], "ba-community": ["--epochs", "20"],
+              "tree-cycles": ["--edge-size", "0.0001", "--edge-entropy", "0.01", "--epochs", "20"],
+              "tree-grid": ["--edge-size", "0.01", "--lr", "0.01"]}
 # Rows that are not a method of their own: the command-line method and options behind them.
-VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", ["--train-on", "explained"])}
+VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--train-on", "explained"]),
+            "pgexplainer (authors' coefficients)": ("pgexplainer", lambda bench: PG_AUTHORS[bench]),
+            "pgexplainer (authors' coefficients, explained nodes)":
+                ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--train-on", "explained"])}
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
@@ -102,11 +111,18 @@ def write_magnitudes(source, target):
             f["edges/score"][...] = numpy.abs(f["edges/score"][()])
 
 
-def explain_and_score(args, data, checkpoint, nodes, methods, top_k, hops, prefix):
+def scores_every_file(table, files):
+    """Whether the `explain eval --json` table holds a row of each explanation file."""
+    with open(table) as f:
+        return {r["file"] for r in json.load(f)["rows"]} >= set(files)
+
+
+def explain_and_score(args, bench, data, checkpoint, nodes, methods, top_k, hops, prefix):
     row_of_file = {}  # explanation file -> its row's name
     for label in methods:
-        method, options = VARIANTS.get(label, (label, []))
-        out = "%s.%s" % (prefix, label.replace(" ", "_").replace("(", "").replace(")", ""))
+        method, options = VARIANTS.get(label, (label, lambda bench: []))
+        options = options(bench)
+        out = "%s.%s" % (prefix, "".join(c for c in label.replace(" ", "_") if c not in "(),'"))
         row_of_file[out + ".h5"] = label
         if not (args.resume and os.path.exists(out + ".h5")):
             run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
@@ -123,7 +139,7 @@ def explain_and_score(args, data, checkpoint, nodes, methods, top_k, hops, prefi
                "--threads", "1"]
         for f in files:
             cmd += ["--explanations", f]
-        if not (args.resume and os.path.exists(table)):
+        if not (args.resume and os.path.exists(table) and scores_every_file(table, files)):
             run(cmd)
         with open(table) as f:
             for r in json.load(f)["rows"]:
@@ -170,7 +186,7 @@ def main():
             for model, preset, methods, hops in models:
                 checkpoint = os.path.join(data, model + ".h5")
                 accuracy = train(args, data, preset, seed, checkpoint)
-                scores = explain_and_score(args, data, checkpoint, nodes, methods, TOP_K[bench], hops,
+                scores = explain_and_score(args, bench, data, checkpoint, nodes, methods, TOP_K[bench], hops,
                                            os.path.join(data, "%s.%s" % (model, args.nodes)))
                 entry["models"][model] = {"preset": preset, "test_accuracy": accuracy, "methods": scores}
             runs.append(entry)
