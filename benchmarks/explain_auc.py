@@ -25,7 +25,8 @@ Rows beside the methods: `|input-x-gradient|` and `|integrated-gradients|`, the 
 methods' edges ranked by the magnitude of their scores (a copy of the explanation file with
 |score|, written with h5py: run under /usr/bin/python3), and `pgexplainer (explained nodes)`,
 PGExplainer's MLP trained on the explained nodes as the paper does, where `pgexplainer`
-trains it on the training split.
+trains it on the training split, and both again with the coefficients of the authors'
+notebooks for the benchmark (PG_AUTHORS) instead of PyTorch Geometric's defaults.
 
   python3 benchmarks/explain_auc.py --attend build/apps/attend --work /tmp/auc --seeds 0,1,2 --json auc.json
 """
@@ -45,7 +46,7 @@ PUBLISHED = {
 }
 GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "pgexplainer",
                "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
-               "pgexplainer (authors' coefficients, explained nodes)", "degree"]
+               "pgexplainer (authors' coefficients; explained nodes)", "degree"]
 GAT_METHODS = ["attention", "degree"]
 # PGExplainer's coefficients in the authors' notebooks (BA-shapes.ipynb etc.: coff_size,
 # coff_ent, eepochs, elr), where they differ from PyTorch Geometric's defaults.
@@ -55,7 +56,7 @@ PG_AUTHORS = {"ba-shapes": ["--epochs", "10"], "ba-community": ["--epochs", "20"
 # Rows that are not a method of their own: the command-line method and options behind them.
 VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--train-on", "explained"]),
             "pgexplainer (authors' coefficients)": ("pgexplainer", lambda bench: PG_AUTHORS[bench]),
-            "pgexplainer (authors' coefficients, explained nodes)":
+            "pgexplainer (authors' coefficients; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--train-on", "explained"])}
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
@@ -122,7 +123,7 @@ def explain_and_score(args, bench, data, checkpoint, nodes, methods, top_k, hops
     for label in methods:
         method, options = VARIANTS.get(label, (label, lambda bench: []))
         options = options(bench)
-        out = "%s.%s" % (prefix, "".join(c for c in label.replace(" ", "_") if c not in "(),'"))
+        out = "%s.%s" % (prefix, "".join(c for c in label.replace(" ", "_") if c not in "(),;'"))
         row_of_file[out + ".h5"] = label
         if not (args.resume and os.path.exists(out + ".h5")):
             run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
