@@ -141,6 +141,8 @@ def explain_and_score(args, bench, data, checkpoint, nodes, methods, top_k, hops
         for f in files:
             cmd += ["--explanations", f]
         if not (args.resume and os.path.exists(table) and scores_every_file(table, files)):
+            if os.path.exists(table):  # in the data folder: attend refuses to replace a file of its input
+                os.remove(table)
             run(cmd)
         with open(table) as f:
             for r in json.load(f)["rows"]:
