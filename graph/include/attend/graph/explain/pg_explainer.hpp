@@ -112,8 +112,6 @@ class PgExplainer {
   /// elsewhere [E_sub] (no gradient).
   Tensor edge_scores(const ComputationGraph& cg) const;
 
-  /// The MLP's parameters: w1 [3D, H], b1 [H], w2 [H, 1], b2 [1].
-  const std::vector<std::pair<std::string, Var>>& parameters() const { return parameters_; }
   const PgExplainerOptions& options() const { return options_; }
   /// The mean loss of the last epoch trained (NaN before training).
   double last_loss() const { return last_loss_; }
@@ -123,7 +121,7 @@ class PgExplainer {
   const PreparedNodeData& data_;
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
-  std::vector<std::pair<std::string, Var>> parameters_;
+  std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
   ParameterArena arena_;
   double last_loss_;
 };
