@@ -30,9 +30,9 @@
 /// the TargetForward pass (target_forward.hpp) with GraphContext::with_edge_mask, the
 /// machinery GNNExplainer and integrated gradients use.
 ///
-/// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py): 30
-/// epochs, Adam at lr 0.003, size 0.05, entropy 1.0, temperature 5 -> 2, sampling bias 0.01,
-/// hidden width 64 with ReLU; size 0.05 and entropy 1.0 are also the coefficients of the
+/// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
+/// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
+/// entropy 1.0, temperature 5 -> 2, sampling bias 0.01, hidden width 64 with ReLU; size 0.05 and entropy 1.0 are also the coefficients of the
 /// authors' BA-Shapes notebook. The MLP's weights start Glorot-uniform and its biases at 0
 /// (Keras's Dense, the authors' code).
 
