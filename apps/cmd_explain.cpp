@@ -30,6 +30,7 @@
 #include "attend/graph/explain/faithfulness.hpp"
 #include "attend/graph/explain/motif_edge_auc.hpp"
 #include "attend/graph/explain/node_explanation.hpp"
+#include "attend/graph/explain/pg_explainer.hpp"
 #include "attend/graph/load_dataset.hpp"
 #include "attend/graph/motif_ground_truth.hpp"
 #include "attend/graph/node_training.hpp"
@@ -53,6 +54,8 @@ struct NodeArgs {
   int max_steps = 2000;
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
+  graph::PgExplainerOptions pg;  ///< pgexplainer (its seed is --seed)
+  std::string pg_training_nodes = "train";
   bool quiet = false;
   bool pictures = true;
 };
@@ -148,6 +151,25 @@ int run_node(const NodeArgs& a, Context& ctx) {
     throw InputError("--class " + std::to_string(a.class_id) + ": the dataset has " + std::to_string(d.num_classes) + " classes");
   }
 
+  // pgexplainer: the MLP trained once, before any node is explained.
+  std::unique_ptr<graph::PgExplainer> pg;
+  if (options.method == graph::ExplainMethod::kPgExplainer) {
+    graph::PgExplainerOptions pg_options = a.pg;
+    pg_options.seed = a.seed;
+    pg_options.training_nodes =
+        a.pg_training_nodes == "train" ? graph::PgTrainingNodes::kTrainSplit : graph::PgTrainingNodes::kExplained;
+    m.trained.loaded.model->eval();
+    pg = std::make_unique<graph::PgExplainer>(*m.trained.loaded.model, m.trained.data, pg_options);
+    ProgressOptions progress;
+    progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
+    progress.out = &ctx.err;
+    ProgressLine line("pgexplainer epoch", pg_options.epochs, progress);
+    pg->train(graph::pg_training_nodes(m.trained.data, nodes, pg_options),
+              [&](int epoch, double loss) { line.update(epoch, {{"loss", loss}}); });
+    line.finish();
+    options.pg_explainer = pg.get();
+  }
+
   graph::ExplanationSet set;
   set.method = a.method;
   set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.steps : 0;
@@ -191,9 +213,14 @@ int run_node(const NodeArgs& a, Context& ctx) {
     per_node.push_back(j);
   }
   if (!a.json.empty()) {
-    write_json_file(a.json, {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
-                             {"steps", set.steps}, {"rule", set.rule},
-                             {"max_gap", a.max_gap}, {"max_steps", a.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}});
+    nlohmann::json summary = {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
+                              {"steps", set.steps}, {"rule", set.rule},
+                              {"max_gap", a.max_gap}, {"max_steps", a.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
+    if (pg) {
+      summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
+      summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());
+    }
+    write_json_file(a.json, summary);
   }
   outputs.commit();
 
@@ -481,8 +508,36 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))
       ->capture_default_str();
-  node->add_option("--seed", n->seed, "gnnexplainer: seed of the masks' initialisation (node v draws from it and v)")
+  node->add_option("--seed", n->seed,
+                   "gnnexplainer: seed of the masks' initialisation (node v draws from it and v); pgexplainer: of "
+                   "the MLP's initialisation, the node order and the concrete noise")
       ->check(seed())
+      ->capture_default_str();
+  // pgexplainer's options: the ranges and names are those its option list declares.
+  const OptionList<graph::PgExplainerOptions>& pg = graph::PgExplainerOptions::option_list();
+  node->add_option("--epochs", n->pg.epochs, "pgexplainer: passes over the training nodes")
+      ->check(in_range_of(pg, "epochs"))
+      ->capture_default_str();
+  node->add_option("--lr", n->pg.lr, "pgexplainer: Adam's learning rate")->check(in_range_of(pg, "lr"))->capture_default_str();
+  node->add_option("--hidden", n->pg.hidden, "pgexplainer: width of the mask MLP's hidden layer")
+      ->check(in_range_of(pg, "hidden"))
+      ->capture_default_str();
+  node->add_option("--edge-size", n->pg.edge_size, "pgexplainer: weight of the sum of the sampled edge mask")
+      ->check(in_range_of(pg, "edge_size"))
+      ->capture_default_str();
+  node->add_option("--edge-entropy", n->pg.edge_entropy, "pgexplainer: weight of the mean entropy of the sampled edge mask")
+      ->check(in_range_of(pg, "edge_entropy"))
+      ->capture_default_str();
+  node->add_option("--temperature-start", n->pg.temperature_start,
+                   "pgexplainer: binary concrete temperature at the first epoch (falls geometrically)")
+      ->check(in_range_of(pg, "temperature_start"))
+      ->capture_default_str();
+  node->add_option("--temperature-end", n->pg.temperature_end, "pgexplainer: temperature after the last epoch")
+      ->check(in_range_of(pg, "temperature_end"))
+      ->capture_default_str();
+  node->add_option("--train-on", n->pg_training_nodes,
+                   "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
+      ->check(one_of(pg, "training_nodes"))
       ->capture_default_str();
   node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   node->add_option("--top-k", n->top_k, "Print each node's K highest-scored edges")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();

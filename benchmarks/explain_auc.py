@@ -21,6 +21,13 @@ Two choices of the explained nodes (--nodes) and both AUC protocols of `explain 
                    of its two directions (the authors' code; 3 = the GCN's graph convolutions,
                    the GAT's 2 layers for attention)
 
+Rows beside the methods: `|input-x-gradient|` and `|integrated-gradients|`, the signed
+methods' edges ranked by the magnitude of their scores (a copy of the explanation file with
+|score|, written with h5py: run under /usr/bin/python3), and `pgexplainer (explained nodes)`,
+PGExplainer's MLP trained on the explained nodes as the paper does, where `pgexplainer`
+trains it on the training split, and both again with the coefficients of the authors'
+notebooks for the benchmark (PG_AUTHORS) instead of PyTorch Geometric's defaults.
+
   python3 benchmarks/explain_auc.py --attend build/apps/attend --work /tmp/auc --seeds 0,1,2 --json auc.json
 """
 import argparse
@@ -37,8 +44,21 @@ PUBLISHED = {
     "gnnexplainer": {"ba-shapes": 0.925, "ba-community": 0.836, "tree-cycles": 0.948, "tree-grid": 0.875},
     "pgexplainer": {"ba-shapes": 0.963, "ba-community": 0.945, "tree-cycles": 0.987, "tree-grid": 0.907},
 }
-GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "degree"]
+GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "pgexplainer",
+               "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
+               "pgexplainer (authors' coefficients; explained nodes)", "degree"]
 GAT_METHODS = ["attention", "degree"]
+# PGExplainer's coefficients in the authors' notebooks (BA-shapes.ipynb etc.: coff_size,
+# coff_ent, eepochs, elr), where they differ from PyTorch Geometric's defaults.
+PG_AUTHORS = {"ba-shapes": ["--epochs", "10"], "ba-community": ["--epochs", "20"],
+              "tree-cycles": ["--edge-size", "0.0001", "--edge-entropy", "0.01", "--epochs", "20"],
+              "tree-grid": ["--edge-size", "0.01", "--lr", "0.01"]}
+# Rows that are not a method of their own: the command-line method and options behind them.
+VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--train-on", "explained"]),
+            "pgexplainer (authors' coefficients)": ("pgexplainer", lambda bench: PG_AUTHORS[bench]),
+            "pgexplainer (authors' coefficients; explained nodes)":
+                ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--train-on", "explained"])}
+SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
 
@@ -81,15 +101,37 @@ def train(args, data, model, seed, checkpoint):
         return json.load(f)["runs"][0]["test_acc"]
 
 
-def explain_and_score(args, data, checkpoint, nodes, methods, top_k, hops, prefix):
-    files = []
-    for method in methods:
-        out = "%s.%s" % (prefix, method)
-        files.append(out + ".h5")
-        if args.resume and os.path.exists(out + ".h5"):
-            continue
-        run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
-             "--method", method, "--out", out, "--quiet", "--no-pictures", "--threads", "1"])
+def write_magnitudes(source, target):
+    """A copy of the explanation file `source` with every edge score replaced by its magnitude."""
+    import h5py  # Debian's /usr/bin/python3 has it
+    import numpy
+    import shutil
+    shutil.copyfile(source, target)
+    with h5py.File(target, "r+") as f:
+        if "score" in f["edges"]:
+            f["edges/score"][...] = numpy.abs(f["edges/score"][()])
+
+
+def scores_every_file(table, files):
+    """Whether the `explain eval --json` table holds a row of each explanation file."""
+    with open(table) as f:
+        return {r["file"] for r in json.load(f)["rows"]} >= set(files)
+
+
+def explain_and_score(args, bench, data, checkpoint, nodes, methods, top_k, hops, prefix):
+    row_of_file = {}  # explanation file -> its row's name
+    for label in methods:
+        method, options = VARIANTS.get(label, (label, lambda bench: []))
+        options = options(bench)
+        out = "%s.%s" % (prefix, "".join(c for c in label.replace(" ", "_") if c not in "(),;'"))
+        row_of_file[out + ".h5"] = label
+        if not (args.resume and os.path.exists(out + ".h5")):
+            run([args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint, "--nodes", ",".join(nodes),
+                 "--method", method, "--out", out, "--quiet", "--no-pictures", "--threads", "1"] + options)
+        if label in SIGNED:
+            row_of_file[out + ".abs.h5"] = "|%s|" % label
+            write_magnitudes(out + ".h5", out + ".abs.h5")
+    files = list(row_of_file)
     scores = {}
     for protocol, key in (("explained-edges", "auc"), ("khop-undirected", "auc_khop")):
         table = "%s.eval.%s.json" % (prefix, protocol)
@@ -98,12 +140,14 @@ def explain_and_score(args, data, checkpoint, nodes, methods, top_k, hops, prefi
                "--threads", "1"]
         for f in files:
             cmd += ["--explanations", f]
-        if not (args.resume and os.path.exists(table)):
+        if not (args.resume and os.path.exists(table) and scores_every_file(table, files)):
+            if os.path.exists(table):  # in the data folder: attend refuses to replace a file of its input
+                os.remove(table)
             run(cmd)
         with open(table) as f:
             for r in json.load(f)["rows"]:
                 if r["kind"] == "edges":
-                    scores.setdefault(r["method"], {"fidelity_plus": r["fidelity_plus"],
+                    scores.setdefault(row_of_file[r["file"]], {"fidelity_plus": r["fidelity_plus"],
                                                     "fidelity_minus": r["fidelity_minus"]})[key] = r["auc"]
     return scores
 
@@ -124,6 +168,9 @@ def main():
     parser.add_argument("--benchmarks", default=",".join(TOP_K))
     parser.add_argument("--nodes", choices=["test-motif", "paper"], default="test-motif",
                         help="explain the test nodes in a motif, or the nodes the authors' code explains")
+    parser.add_argument("--methods", default=",".join(GCN_METHODS),
+                        help="the rows of the benchmark's GCN preset, comma-separated (default: all)")
+    parser.add_argument("--models", default="gcn,gat", help="gcn (the benchmark's preset), gat (attention) or both")
     parser.add_argument("--resume", action="store_true",
                         help="reuse the graphs, checkpoints, explanations and tables already in --work")
     parser.add_argument("--json", help="write every run and the summary here")
@@ -137,16 +184,17 @@ def main():
                 run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
             nodes = motif_test_nodes(data) if args.nodes == "test-motif" else paper_nodes(data, bench)
             entry = {"benchmark": bench, "seed": seed, "nodes": args.nodes, "explained_nodes": len(nodes), "models": {}}
-            for model, preset, methods, hops in (("gcn", bench, GCN_METHODS, 3), ("gat", "gat", GAT_METHODS, 2)):
+            models = [m for m in (("gcn", bench, args.methods.split(","), 3), ("gat", "gat", GAT_METHODS, 2))
+                      if m[0] in args.models.split(",")]
+            for model, preset, methods, hops in models:
                 checkpoint = os.path.join(data, model + ".h5")
                 accuracy = train(args, data, preset, seed, checkpoint)
-                scores = explain_and_score(args, data, checkpoint, nodes, methods, TOP_K[bench], hops,
+                scores = explain_and_score(args, bench, data, checkpoint, nodes, methods, TOP_K[bench], hops,
                                            os.path.join(data, "%s.%s" % (model, args.nodes)))
                 entry["models"][model] = {"preset": preset, "test_accuracy": accuracy, "methods": scores}
             runs.append(entry)
-            print("%s seed %d: %d nodes, gcn %.1f %%, gat %.1f %%" % (
-                bench, seed, len(nodes), 100 * entry["models"]["gcn"]["test_accuracy"],
-                100 * entry["models"]["gat"]["test_accuracy"]), flush=True)
+            print("%s seed %d: %d nodes, %s" % (bench, seed, len(nodes), ", ".join(
+                "%s %.1f %%" % (m, 100 * e["test_accuracy"]) for m, e in entry["models"].items())), flush=True)
     summary = print_summary(runs)
     if args.json:
         with open(args.json, "w") as f:
@@ -155,17 +203,17 @@ def main():
 
 def print_summary(runs):
     summary = []
-    print("\nbenchmark     model (test acc %, lowest)   method                 AUC (explained)  AUC (khop)       "
+    print("\nbenchmark     model (test acc %, lowest)   method                         AUC (explained)  AUC (khop)       "
           "fid+             fid-")
     for bench in dict.fromkeys(r["benchmark"] for r in runs):
         mine = [r for r in runs if r["benchmark"] == bench]
-        for model in ("gcn", "gat"):
+        for model in mine[0]["models"]:
             acc = [r["models"][model]["test_accuracy"] for r in mine]
             label = "%s (%.1f, %.1f)" % (model, 100 * statistics.mean(acc), 100 * min(acc))
             for method in mine[0]["models"][model]["methods"]:
                 cells = {k: [r["models"][model]["methods"][method][k] for r in mine]
                          for k in ("auc", "auc_khop", "fidelity_plus", "fidelity_minus")}
-                print("%-13s %-28s %-22s %-16s %-16s %-16s %s" % (
+                print("%-13s %-28s %-30s %-16s %-16s %-16s %s" % (
                     bench, label, method, mean_sd(cells["auc"]), mean_sd(cells["auc_khop"]),
                     mean_sd(cells["fidelity_plus"]), mean_sd(cells["fidelity_minus"])))
                 summary.append({"benchmark": bench, "model": model, "test_accuracy": acc, "method": method,

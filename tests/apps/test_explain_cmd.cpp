@@ -275,6 +275,24 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   REQUIRE(learned.explanations.size() == 1);
   for (float m : learned.explanations[0].edge_score) CHECK((m >= 0.0f && m <= 1.0f));  // a mask
 
+  // pgexplainer: trained on the training split, then one mask per explained node.
+  const std::string pg = t.tmp.file("pg");
+  const Result p = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,301", "--method",
+                        "pgexplainer", "--epochs", "2", "--seed", "3", "--out", pg, "--quiet", "--no-pictures", "--json",
+                        t.tmp.file("pg.json")});
+  INFO(p.err);
+  REQUIRE(p.code == 0);
+  const graph::ExplanationSet pg_set = graph::load_explanations(pg + ".h5");
+  REQUIRE(pg_set.explanations.size() == 2);
+  for (const graph::NodeExplanation& x : pg_set.explanations) {
+    CHECK(!x.edge_score.empty());
+    for (float s : x.edge_score) CHECK((std::isfinite(s) && s >= 0.0f));  // -log(1 - mask)
+  }
+  const nlohmann::json pg_json = nlohmann::json::parse(testing::read_text_file(t.tmp.file("pg.json")));
+  CHECK(pg_json["pgexplainer"]["epochs"] == 2);
+  CHECK(pg_json["pgexplainer"]["training_nodes"] == "train");
+  CHECK(pg_json["pgexplainer"]["last_epoch_loss"].is_number());
+
   const Result e = run({"explain", "eval", "--data", t.data, "--checkpoint", t.gat, "--explanations", ig + ".h5",
                         "--explanations", att + ".h5", "--ground-truth", t.data, "--json", t.tmp.file("eval.json")});
   INFO(e.err);
@@ -326,6 +344,11 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gat, {"--nodes", "3", "--method", "saliency", "--steps", "0", "--out", out}), "--steps"},
       {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--rule", "simpson", "--out", out}), "--rule"},
       {with(t.gat, {"--nodes", "3", "--method", "integrated-gradients", "--max-gap", "2", "--out", out}), "--max-gap"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--epochs", "0", "--out", out}), "--epochs"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--lr", "-1", "--out", out}), "--lr"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--temperature-end", "0", "--out", out}), "--temperature-end"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--edge-size", "nan", "--out", out}), "--edge-size"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--train-on", "test", "--out", out}), "--train-on"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

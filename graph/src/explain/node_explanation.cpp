@@ -14,6 +14,7 @@
 #include "attend/graph/explain/gnn_explainer.hpp"
 #include "attend/graph/explain/gradient_attribution.hpp"
 #include "attend/graph/explain/integrated_gradients.hpp"
+#include "attend/graph/explain/pg_explainer.hpp"
 
 namespace attend::graph {
 
@@ -84,7 +85,8 @@ void check_model(const NodeClassifier& model) {
 }  // namespace
 
 bool scores_features(ExplainMethod method, const NodeDataset& dataset) {
-  return dataset.num_features() > 0 && method != ExplainMethod::kAttention && method != ExplainMethod::kDegree;
+  return dataset.num_features() > 0 && method != ExplainMethod::kAttention && method != ExplainMethod::kDegree &&
+         method != ExplainMethod::kPgExplainer;
 }
 
 NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data, int64_t node,
@@ -143,6 +145,10 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     for (int64_t e : cg.explained) scores.push_back(by_local_edge[e]);
     return in_order(scores);
   };
+  if (m == ExplainMethod::kPgExplainer) {
+    ATTEND_CHECK(options.pg_explainer != nullptr, "the pgexplainer method needs a trained PgExplainer");
+    out.edge_score = explained_only(options.pg_explainer->edge_scores(cg));
+  }
   if (m == ExplainMethod::kIntegratedGradients) {
     const IntegratedGradients ig = integrated_gradients_edges(passes, out.explained_class, path);
     out.edge_score = explained_only(ig.attribution);

@@ -15,6 +15,8 @@
 
 namespace attend::graph {
 
+class PgExplainer;
+
 struct ExplainOptions {
   ExplainMethod method = ExplainMethod::kIntegratedGradients;
   int steps = 50;                            ///< integrated gradients: quadrature points
@@ -26,6 +28,8 @@ struct ExplainOptions {
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
   uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
+  /// pgexplainer: the explainer, trained for this model and data (pg_explainer.hpp); required
+  const PgExplainer* pg_explainer = nullptr;
 };
 
 struct NodeExplanation {
@@ -55,8 +59,8 @@ struct NodeExplanation {
 NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data, int64_t node,
                              const ExplainOptions& options);
 
-/// Whether a method scores features (every method scores edges): all but attention and
-/// degree, when the dataset has features (gnnexplainer: its feature mask).
+/// Whether a method scores features (every method scores edges): all but attention, degree
+/// and pgexplainer, when the dataset has features (gnnexplainer: its feature mask).
 bool scores_features(ExplainMethod method, const NodeDataset& dataset);
 
 }  // namespace attend::graph

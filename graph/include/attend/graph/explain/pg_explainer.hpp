@@ -1,0 +1,135 @@
+#pragma once
+/// PGExplainer (Luo et al., "Parameterized Explainer for Graph Neural Network", NeurIPS 2020,
+/// Sec. 4, node classification): one MLP, shared by every explained node, maps the trained
+/// model's embeddings of an edge j -> i and of the target v, [z_j, z_i, z_v], to the edge's
+/// mask logit. It is trained once over a set of nodes; then one forward pass of the MLP gives
+/// every explained node's edge scores with no optimisation per node. The score of an edge
+/// with mask m = sigmoid(logit) is -log(1 - m) = softplus(logit) >= 0: the mask's ranking
+/// (and 0 for an edge surely dropped, as an edge no method scores), without the ties that m
+/// makes in float above a logit of about 17 (1.0f), where the trained MLP often lies (it is
+/// trained at temperatures 5 to 2, so its logits grow to keep a sample near 1 despite the noise).
+///
+/// Embedding z: the rows the model's last layer (its head) reads, computed once on the whole
+/// graph without masks: with jumping_knowledge "cat" the concatenation of the hidden layers'
+/// outputs (the GNNExplainer authors' GCN, whose concatenated embedding the PGExplainer code
+/// reads), else the last hidden layer's activated output; for a one-layer model the input
+/// features. Only NodeClassifier's own layer_forward is called, so any registered node layer
+/// works.
+///
+/// Training, per epoch e of E, over the training nodes in an order shuffled from the seed, one
+/// Adam step per node (PyTorch Geometric's PGExplainer.train is called once per node; the
+/// authors' code sums the loss over all nodes for one step per epoch, which at their 10-30
+/// epochs leaves the MLP barely moved from its initialisation):
+///   temperature T_e = t0 (t1 / t0)^(e / E),
+///   m_k = sigmoid((log u_k - log(1 - u_k) + logit_k) / T_e), u_k ~ U(b, 1 - b)   (binary concrete)
+///   loss = -log p(c | edges scaled by m) + size sum_k m_k + entropy mean_k H(m_k),
+/// over the explained edges k of the node's computation graph (computation_graph.hpp), with
+/// H(m) = -m log(m + eps) - (1 - m) log(1 - m + eps) and c the model's predicted class on the
+/// unmasked graph (the authors' code uses the true label there; an explainer must not read
+/// labels). The other plain edges of the computation graph keep mask 1. The masked forward is
+/// the TargetForward pass (target_forward.hpp) with GraphContext::with_edge_mask, the
+/// machinery GNNExplainer and integrated gradients use.
+///
+/// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
+/// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
+/// entropy 1.0, temperature 5 -> 2, sampling bias 0.01, hidden width 64 with ReLU; size 0.05 and entropy 1.0 are also the coefficients of the
+/// authors' BA-Shapes notebook. The MLP's weights start Glorot-uniform and its biases at 0
+/// (Keras's Dense, the authors' code).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attend/core/autodiff.hpp"
+#include "attend/core/option_list.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/node_training.hpp"
+
+namespace attend::graph {
+
+/// Which nodes the MLP is trained on.
+enum class PgTrainingNodes {
+  kTrainSplit,  ///< the dataset's training split: explaining test nodes never trains on them
+  kExplained,   ///< the explained nodes themselves (the paper's and the authors' code's choice)
+};
+
+struct PgExplainerOptions {
+  int epochs = 30;
+  double lr = 0.003;               ///< Adam's learning rate (other Adam settings: PyTorch's)
+  int hidden = 64;                 ///< width of the MLP's hidden layer
+  double edge_size = 0.05;         ///< times the sum of the explained edges' sampled mask
+  double edge_entropy = 1.0;       ///< times the mean entropy of the explained edges' sampled mask
+  double temperature_start = 5.0;  ///< t0 of the binary concrete's temperature schedule
+  double temperature_end = 2.0;    ///< t1, reached after the last epoch
+  double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample
+  double eps = 1e-15;              ///< inside the entropy's logarithms
+  PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
+  uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
+
+  /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
+  /// temperature_end, sample_bias, training_nodes "train" | "explained", seed) and ranges.
+  static const OptionList<PgExplainerOptions>& option_list();
+};
+
+/// The embedding PGExplainer reads (see above) of every node of `data`: [N, D], no gradient.
+/// `model` must be in evaluation mode.
+Tensor explainer_embeddings(const NodeClassifier& model, const PreparedNodeData& data);
+
+/// The mask MLP on edge inputs x [K, 3D]: relu(x W1 + b1) W2 + b2 -> [K] logits, with W1
+/// [3D, H], b1 [H], W2 [H, 1], b2 [1].
+Var edge_mask_mlp(const Var& x, const Var& w1, const Var& b1, const Var& w2, const Var& b2);
+
+/// The binary concrete sample sigmoid((noise + logits) / temperature), noise [K] the
+/// log-odds log u - log(1 - u) of the uniforms.
+Var concrete_sample(const Var& logits, const Tensor& noise, double temperature);
+
+/// size sum(m) + entropy mean(-m log(m + eps) - (1 - m) log(1 - m + eps)) of a mask m [K] with
+/// entries in [0, 1]: a scalar Var, differentiable in m (0 when K = 0). Summed in double.
+Var mask_size_entropy(const Var& mask, double size, double entropy, double eps);
+
+class PgExplainer {
+ public:
+  /// An untrained explainer for `model` (in evaluation mode) on `data`: the embeddings are
+  /// computed here, the MLP initialised from options.seed. Keeps references to both, which
+  /// must outlive it.
+  PgExplainer(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options = {});
+
+  /// Train the MLP on dataset nodes `nodes` (each with a computation graph of at least one
+  /// explained edge; the others are skipped). `after_epoch`, when given, receives each epoch's
+  /// number (1-based) and mean loss. The model's parameters receive no gradient (their
+  /// requires_grad is off during the call and restored). Deterministic for a seed and
+  /// bit-identical for any thread count. Throws attend::InputError when no node has an edge
+  /// to explain.
+  void train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch = {});
+
+  /// The MLP's mask logits of the explained edges of `cg` (cg.explained order) [K].
+  Var explained_edge_logits(const ComputationGraph& cg) const;
+  /// The edge scores of `cg`: softplus(logit) at each local plain edge that is explained, 0
+  /// elsewhere [E_sub] (no gradient).
+  Tensor edge_scores(const ComputationGraph& cg) const;
+
+  const PgExplainerOptions& options() const { return options_; }
+  /// The mean loss of the last epoch trained (NaN before training).
+  double last_loss() const { return last_loss_; }
+
+ private:
+  const NodeClassifier& model_;
+  const PreparedNodeData& data_;
+  PgExplainerOptions options_;
+  Tensor embeddings_;  ///< [N, D]
+  std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
+  ParameterArena arena_;
+  double last_loss_;
+};
+
+/// The dataset nodes PGExplainer trains on for explaining `explained`: the training split or
+/// `explained` itself (options.training_nodes). Throws attend::InputError when the dataset has
+/// no training split and the training split is asked for.
+std::vector<int64_t> pg_training_nodes(const PreparedNodeData& data, const std::vector<int64_t>& explained,
+                                       const PgExplainerOptions& options);
+
+}  // namespace attend::graph

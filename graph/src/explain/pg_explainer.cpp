@@ -1,0 +1,246 @@
+#include "attend/graph/explain/pg_explainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "attend/core/adam.hpp"
+#include "attend/core/error.hpp"
+#include "attend/core/quoted_input.hpp"
+#include "attend/core/ops/activation.hpp"
+#include "attend/core/ops/elementwise.hpp"
+#include "attend/core/ops/indexing.hpp"
+#include "attend/core/ops/matmul.hpp"
+#include "attend/core/ops/shape.hpp"
+#include "attend/core/random.hpp"
+#include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/target_forward.hpp"
+
+namespace attend::graph {
+
+const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
+  using O = PgExplainerOptions;
+  static const OptionList<O> list =
+      OptionList<O>("pgexplainer")
+          .add("epochs", &O::epochs, "passes over the training nodes", OptionRange::at_least(1))
+          .add("lr", &O::lr, "Adam's learning rate", OptionRange::positive())
+          .add("hidden", &O::hidden, "width of the mask MLP's hidden layer", OptionRange::at_least(1))
+          .add("edge_size", &O::edge_size, "times the sum of the sampled edge mask", OptionRange::at_least(0.0))
+          .add("edge_entropy", &O::edge_entropy, "times the mean entropy of the sampled edge mask",
+               OptionRange::at_least(0.0))
+          .add("temperature_start", &O::temperature_start, "binary concrete temperature at the first epoch",
+               OptionRange::positive())
+          .add("temperature_end", &O::temperature_end, "binary concrete temperature after the last epoch",
+               OptionRange::positive())
+          .add("sample_bias", &O::sample_bias, "the concrete's uniforms are drawn from [b, 1 - b)",
+               OptionRange{0.0, 0.5, false, true})
+          .choice("training_nodes", &O::training_nodes,
+                  {{"train", PgTrainingNodes::kTrainSplit}, {"explained", PgTrainingNodes::kExplained}},
+                  "the nodes the MLP is trained on: the training split or the explained nodes")
+          .add("seed", &O::seed, "MLP initialisation, node order and concrete noise");
+  return list;
+}
+
+Tensor explainer_embeddings(const NodeClassifier& model, const PreparedNodeData& data) {
+  ATTEND_CHECK(!model.is_training(), "explainer_embeddings of a model in evaluation mode");
+  NoGradGuard no_grad;
+  const std::size_t last = model.layers().size() - 1;
+  if (last == 0) return data.features.is_sparse() ? data.features.sparse->to_dense() : data.features.dense.value();
+  // NodeClassifier::forward up to the head's input.
+  NodeFeatures h = data.features;
+  std::vector<Var> hidden;  // [N, C_i] each: the hidden layers the head reads under "cat"
+  for (std::size_t i = 0; i < last; ++i) {
+    Var out = model.layer_forward(i, h, data.graph, 0);
+    if (model.joins_head_input(i)) hidden.push_back(out);
+    h = NodeFeatures(out);
+  }
+  return model.concatenates_hidden() ? ops::concat(hidden).value() : h.dense.value();  // [N, D]
+}
+
+Var edge_mask_mlp(const Var& x, const Var& w1, const Var& b1, const Var& w2, const Var& b2) {
+  const Var h = ops::relu(ops::linear(x, w1, b1));                     // [K, H]
+  return ops::reshape(ops::linear(h, w2, b2), Shape{x.value().dim(0)});  // [K]
+}
+
+Var concrete_sample(const Var& logits, const Tensor& noise, double temperature) {
+  return ops::sigmoid(ops::scale(ops::add(logits, Var(noise)), static_cast<float>(1.0 / temperature)));
+}
+
+Var mask_size_entropy(const Var& mask, double size, double entropy, double eps) {
+  const Tensor& m = mask.value();  // [K]
+  ATTEND_CHECK(m.rank() == 1, "mask_size_entropy of a mask " << shape_to_string(m.shape()));
+  const int64_t k = m.numel();
+  const double entropy_factor = k > 0 ? entropy / static_cast<double>(k) : 0.0;
+  double value = 0.0;
+  for (int64_t i = 0; i < k; ++i) {
+    const double v = m[i];
+    value += size * v + entropy_factor * (-v * std::log(v + eps) - (1.0 - v) * std::log(1.0 - v + eps));
+  }
+  return Var::from_op(Tensor(Shape{}, static_cast<float>(value)), {mask},
+                      [mask, size, entropy_factor, eps](const Tensor&, const Tensor& gy) {
+                        const Tensor& m = mask.value();
+                        Tensor& g = mask.grad_mut();
+                        const double dy = gy.item();
+                        for (int64_t i = 0; i < m.numel(); ++i) {
+                          const double v = m[i];
+                          // dH/dm for H = -m log(m + eps) - (1 - m) log(1 - m + eps)
+                          const double d_entropy =
+                              -std::log(v + eps) - v / (v + eps) + std::log(1.0 - v + eps) + (1.0 - v) / (1.0 - v + eps);
+                          g[i] += static_cast<float>(dy * (size + entropy_factor * d_entropy));
+                        }
+                      });
+}
+
+namespace {
+
+/// Turns off requires_grad on a module's parameters for its lifetime (training differentiates
+/// the MLP only), then restores it.
+class FrozenModel {
+ public:
+  explicit FrozenModel(const Module& module) {
+    for (auto& [name, p] : module.named_parameters()) {
+      params_.push_back(p);
+      was_.push_back(p.requires_grad());
+      params_.back().set_requires_grad(false);
+    }
+  }
+  ~FrozenModel() {
+    for (std::size_t i = 0; i < params_.size(); ++i) params_[i].set_requires_grad(was_[i]);
+  }
+  FrozenModel(const FrozenModel&) = delete;
+  FrozenModel& operator=(const FrozenModel&) = delete;
+
+ private:
+  std::vector<Var> params_;
+  std::vector<bool> was_;
+};
+
+/// A [rows, cols] Glorot-uniform matrix drawn in order from `rng`.
+Tensor glorot_uniform(int64_t rows, int64_t cols, Rng& rng) {
+  const auto limit = static_cast<float>(std::sqrt(6.0 / static_cast<double>(rows + cols)));
+  Tensor t({rows, cols});
+  for (int64_t i = 0; i < t.numel(); ++i) t[i] = rng.uniform(-limit, limit);
+  return t;
+}
+
+/// What one training node needs at every epoch, built once.
+struct TrainingNode {
+  ComputationGraph cg;
+  std::unique_ptr<TargetForward> pass;
+  int64_t explained_class = -1;
+};
+
+}  // namespace
+
+PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options)
+    : model_(model), data_(data), options_(options), embeddings_(explainer_embeddings(model, data)), last_loss_(NAN) {
+  PgExplainerOptions::option_list().check(options_);
+  for (const NodeLayer* layer : model.layers()) {
+    if (!layer->reads_in_neighbors_only()) {
+      throw InputError(quoted_input(layer->type_name()) +
+                       " reads more than a node's in-neighbours, so a node has no computation graph to explain");
+    }
+  }
+  const int64_t d = embeddings_.dim(1), h = options_.hidden;
+  Rng rng(mix64(options_.seed));
+  parameters_ = {{"w1", Var(glorot_uniform(3 * d, h, rng), true)},
+                 {"b1", Var(Tensor({h}), true)},
+                 {"w2", Var(glorot_uniform(h, 1, rng), true)},
+                 {"b2", Var(Tensor({1}), true)}};
+  arena_ = ParameterArena(parameters_);
+}
+
+Var PgExplainer::explained_edge_logits(const ComputationGraph& cg) const {
+  const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(cg.explained.size());
+  const GraphView& plain = cg.data.graph.plain();
+  Tensor x({k, 3 * d});  // [K, 3D]: [z_src, z_dst, z_target] per explained edge
+  const float* z = embeddings_.data();
+  const int64_t target = cg.nodes[cg.target];
+  for (int64_t r = 0; r < k; ++r) {
+    const int64_t e = cg.explained[r];
+    float* row = x.data() + r * 3 * d;
+    std::copy(z + cg.nodes[plain.src[e]] * d, z + (cg.nodes[plain.src[e]] + 1) * d, row);
+    std::copy(z + cg.nodes[plain.dst[e]] * d, z + (cg.nodes[plain.dst[e]] + 1) * d, row + d);
+    std::copy(z + target * d, z + (target + 1) * d, row + 2 * d);
+  }
+  return edge_mask_mlp(Var(x), parameters_[0].second, parameters_[1].second, parameters_[2].second,
+                       parameters_[3].second);
+}
+
+Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
+  NoGradGuard no_grad;
+  const Tensor logits = explained_edge_logits(cg).value();  // [K]
+  Tensor scores({cg.data.graph.plain().num_edges()});       // [E_sub]
+  for (std::size_t r = 0; r < cg.explained.size(); ++r) {  // softplus, = -log(1 - sigmoid(logit))
+    const double l = logits[r];
+    scores[cg.explained[r]] = static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l)));
+  }
+  return scores;
+}
+
+void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch) {
+  ATTEND_CHECK(!model_.is_training(), "PGExplainer trains on a model in evaluation mode");
+  const FrozenModel frozen(model_);
+  const int hops = message_passing_hops(model_);
+  std::vector<TrainingNode> training;
+  for (int64_t v : nodes) {
+    ComputationGraph cg = computation_graph(data_, v, hops);
+    if (cg.explained.empty()) continue;
+    TrainingNode& t = training.emplace_back();
+    t.cg = std::move(cg);
+    t.pass = std::make_unique<TargetForward>(model_, t.cg, 1);
+    t.explained_class = predicted_class(model_, *t.pass);
+  }
+  if (training.empty()) throw InputError("pgexplainer: none of the " + std::to_string(nodes.size()) +
+                                         " training nodes has an edge in its computation graph");
+
+  AdamOptions adam_options;
+  adam_options.lr = options_.lr;
+  Adam adam(adam_options);
+  Rng rng(mix64(options_.seed ^ 0x9e3779b97f4a7c15ULL));  // order and noise; the MLP drew from mix64(seed)
+  std::vector<std::size_t> order(training.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const double b = options_.sample_bias;
+  for (int epoch = 0; epoch < options_.epochs; ++epoch) {
+    const double temperature =
+        options_.temperature_start *
+        std::pow(options_.temperature_end / options_.temperature_start, static_cast<double>(epoch) / options_.epochs);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);  // Fisher-Yates
+    double total = 0.0;
+    for (std::size_t i : order) {
+      const TrainingNode& t = training[i];
+      const auto k = static_cast<int64_t>(t.cg.explained.size());
+      Tensor noise({k});  // [K] log u - log(1 - u), u ~ U(b, 1 - b)
+      for (int64_t r = 0; r < k; ++r) {
+        const double u = b + (1.0 - 2.0 * b) * rng.uniform();
+        noise[r] = static_cast<float>(std::log(u) - std::log1p(-u));
+      }
+      arena_.zero_grad();
+      const Var sample = concrete_sample(explained_edge_logits(t.cg), noise, temperature);  // [K]
+      // [E_sub]: the sample on the explained edges, 1 on the others
+      Tensor others({t.pass->num_edges()}, 1.0f);
+      for (int64_t e : t.cg.explained) others[e] = 0.0f;
+      const Var mask = ops::add(Var(others), ops::scatter_add_rows(sample, t.cg.explained, t.pass->num_edges()));
+      const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
+      Var loss = ops::add(ops::scale(log_p, -1.0f),
+                          mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));
+      loss.backward();
+      adam.step(arena_);
+      total += loss.value().item();
+    }
+    last_loss_ = total / static_cast<double>(training.size());
+    if (after_epoch) after_epoch(epoch + 1, last_loss_);
+  }
+}
+
+std::vector<int64_t> pg_training_nodes(const PreparedNodeData& data, const std::vector<int64_t>& explained,
+                                       const PgExplainerOptions& options) {
+  if (options.training_nodes == PgTrainingNodes::kExplained) return explained;
+  if (data.dataset.train.empty()) {
+    throw InputError("pgexplainer trains on the training split, which the dataset lacks (training_nodes "
+                     "\"explained\" trains on the explained nodes)");
+  }
+  return data.dataset.train;
+}
+
+}  // namespace attend::graph

@@ -1,0 +1,217 @@
+// PGExplainer (graph/explain/pg_explainer.hpp): the mask MLP, the concrete sample and the
+// penalty against finite differences, the embeddings against the model's head, the masked
+// forward at mask 1 against the model, a graph whose prediction depends on one edge, and
+// determinism over seeds and threads.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attend/core/error.hpp"
+#include "attend/core/ops/softmax.hpp"
+#include "attend/graph/explain/computation_graph.hpp"
+#include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/node_explanation.hpp"
+#include "attend/graph/explain/pg_explainer.hpp"
+#include "attend/graph/explain/target_forward.hpp"
+#include "explain_models.hpp"
+#include "scoped_threads.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+using attend::testing::check_gradients;
+using attend::testing::featured_dataset;
+using attend::testing::graph_registry;
+using attend::testing::random_tensor;
+using attend::testing::ScopedThreads;
+using attend::testing::two_layer_model;
+
+TEST_CASE("PGExplainer's mask MLP, concrete sample and penalty: gradients by finite differences", "[explain][grad]") {
+  const int64_t k = 5, d = 3, h = 4;
+  auto mlp = check_gradients(
+      [](const std::vector<Var>& v) { return edge_mask_mlp(v[0], v[1], v[2], v[3], v[4]); },
+      {random_tensor({k, 3 * d}, 1, -1.0f, 1.0f), random_tensor({3 * d, h}, 2, -1.0f, 1.0f),
+       random_tensor({h}, 3, -0.5f, 0.5f), random_tensor({h, 1}, 4, -1.0f, 1.0f), random_tensor({1}, 5, -0.5f, 0.5f)});
+  INFO(mlp.report);
+  CHECK(mlp.ok);
+  const Tensor noise = random_tensor({k}, 6, -2.0f, 2.0f);
+  auto sample = check_gradients([&](const std::vector<Var>& v) { return concrete_sample(v[0], noise, 2.5); },
+                                {random_tensor({k}, 7, -2.0f, 2.0f)});
+  INFO(sample.report);
+  CHECK(sample.ok);
+  auto penalty = check_gradients([](const std::vector<Var>& v) { return mask_size_entropy(v[0], 0.05, 1.0, 1e-15); },
+                                 {random_tensor({k}, 8, 0.1f, 0.9f)});
+  INFO(penalty.report);
+  CHECK(penalty.ok);
+
+  // Values by hand.
+  const Tensor m({3}, std::vector<float>{0.2f, 0.5f, 0.9f});
+  double sum = 0.0, entropy = 0.0;
+  for (int64_t i = 0; i < 3; ++i) {
+    sum += m[i];
+    entropy += -m[i] * std::log(double(m[i])) - (1 - m[i]) * std::log(1 - double(m[i]));
+  }
+  CHECK(mask_size_entropy(Var(m), 0.05, 1.0, 1e-15).value().item() == Approx(0.05 * sum + entropy / 3).epsilon(1e-6));
+  CHECK(mask_size_entropy(Var(Tensor({0})), 0.05, 1.0, 1e-15).value().item() == 0.0f);
+  const Tensor logits({2}, std::vector<float>{0.3f, -1.0f}), log_odds({2}, std::vector<float>{0.5f, 0.25f});
+  const Tensor s = concrete_sample(Var(logits), log_odds, 2.0).value();
+  CHECK(s[0] == Approx(1.0 / (1.0 + std::exp(-(0.8 / 2.0)))));
+  CHECK(s[1] == Approx(1.0 / (1.0 + std::exp(-(-0.75 / 2.0)))));
+}
+
+namespace {
+
+Json layer(const std::string& type, Json config) { return {{"type", type}, {"config", std::move(config)}}; }
+
+/// A gat (2 heads of 3) and a gcn (4) layer, their outputs concatenated into a node_linear head.
+Json jumping_model(int64_t in, int64_t classes) {
+  return {{"layers",
+           {layer("gat", {{"in_channels", in}, {"out_channels", 3}, {"heads", 2}, {"seed", 3}}),
+            layer("gcn", {{"in_channels", 6}, {"out_channels", 4}, {"seed", 4}}),
+            layer("node_linear", {{"in_channels", 10}, {"out_channels", classes}, {"seed", 5}})}},
+          {"activation", "relu"},
+          {"jumping_knowledge", "cat"}};
+}
+
+}  // namespace
+
+TEST_CASE("PGExplainer's embeddings are the head's input and its masked forward at 1 is the model's", "[explain]") {
+  const auto registry = graph_registry();
+  const PreparedNodeData data = prepare_node_data(featured_dataset(60, 180, 5, 3, false, 21), false);
+  for (const Json& config : {two_layer_model("gat", data), two_layer_model("gcn", data), jumping_model(5, 3)}) {
+    NodeClassifier model(config, *registry);
+    model.eval();
+    const Tensor logits = model.forward(data.features, data.graph, 0).value();  // [N, C]
+    const Tensor z = explainer_embeddings(model, data);                         // [N, D]
+    REQUIRE(z.dim(0) == data.dataset.num_nodes);
+    const std::size_t head = model.layers().size() - 1;
+    const Tensor from_z = model.layer_forward(head, NodeFeatures(Var(z)), data.graph, 0).value();
+    REQUIRE(from_z.shape() == logits.shape());
+    for (int64_t i = 0; i < logits.numel(); ++i) REQUIRE(from_z[i] == Approx(logits[i]).margin(1e-5));
+
+    const Tensor log_p = ops::log_softmax(Var(logits)).value();  // [N, C]
+    const int64_t c = data.dataset.num_classes;
+    for (int64_t v : {0, 17, 42}) {
+      const ComputationGraph cg = computation_graph(data, v, message_passing_hops(model));
+      const TargetForward pass(model, cg, 1);
+      const Tensor ones({pass.num_edges()}, 1.0f);
+      for (int64_t k = 0; k < c; ++k) {
+        const float masked = target_log_probability(model, pass, pass.features(), Var(ones), k).value().item();
+        CHECK(masked == Approx(log_p[v * c + k]).margin(1e-5));
+      }
+    }
+  }
+}
+
+namespace {
+
+/// A star, undirected: node 0 (the target) has neighbours 1 to 4. Node 1 has feature 0 only,
+/// every other node feature 1 only.
+PreparedNodeData one_neighbour_graph() {
+  NodeDataset d;
+  d.num_nodes = 5;
+  d.edge_src = {1, 2, 3, 4};
+  d.edge_dst = {0, 0, 0, 0};
+  d.labels.assign(5, 0);
+  d.num_classes = 2;
+  d.features = SparseMatrix::from_triplets(5, 2, {0, 1, 2, 3, 4}, {1, 0, 1, 1, 1}, {1, 1, 1, 1, 1});
+  return prepare_node_data(std::move(d), false);
+}
+
+/// Two GCN layers (ReLU between) with hand-set weights: the hidden units a and b copy features
+/// 0 and 1; the second layer gives class 1 the logit 12 a and class 0 the logit b. Node 0's
+/// evidence for class 1 comes from node 1 alone, over the edge 1 -> 0 (at the first layer
+/// into a_0, at the second from a_1).
+std::unique_ptr<NodeClassifier> one_neighbour_model(const Registry& registry) {
+  const Json model = {{"layers", Json::array({{{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}},
+                                              {{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}}})},
+                      {"activation", "relu"}};
+  auto classifier = std::make_unique<NodeClassifier>(model, registry);
+  for (auto& [name, v] : classifier->named_parameters()) {
+    if (name == "layers.0.weight") v.value() = Tensor({2, 2}, std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f});
+    if (name == "layers.1.weight") v.value() = Tensor({2, 2}, std::vector<float>{0.0f, 12.0f, 1.0f, 0.0f});
+  }
+  classifier->eval();
+  return classifier;
+}
+
+}  // namespace
+
+TEST_CASE("PGExplainer ranks first the one edge that carries the prediction", "[explain]") {
+  const auto registry = graph_registry();
+  const PreparedNodeData data = one_neighbour_graph();
+  auto model = one_neighbour_model(*registry);
+  REQUIRE(predicted_class(*model, data, 0) == 1);
+  PgExplainerOptions options;
+  options.epochs = 200;
+  options.lr = 0.01;
+  options.training_nodes = PgTrainingNodes::kExplained;
+  PgExplainer explainer(*model, data, options);
+  explainer.train(pg_training_nodes(data, {0}, options));
+  ExplainOptions explain;
+  explain.method = ExplainMethod::kPgExplainer;
+  explain.pg_explainer = &explainer;
+  const NodeExplanation e = explain_node(*model, data, 0, explain);
+  REQUIRE(!e.edge_score.empty());
+  CHECK(e.feature_score.empty());
+  const auto best = std::max_element(e.edge_score.begin(), e.edge_score.end()) - e.edge_score.begin();
+  std::string scores;
+  for (std::size_t k = 0; k < e.edge_id.size(); ++k) {
+    scores += std::to_string(e.edge_src[k]) + " -> " + std::to_string(e.edge_dst[k]) + ": " + std::to_string(e.edge_score[k]) + "\n";
+  }
+  INFO(scores);
+  CHECK(e.edge_src[best] == 1);
+  CHECK(e.edge_dst[best] == 0);
+  for (std::size_t k = 0; k < e.edge_id.size(); ++k) {
+    if (e.edge_dst[k] == 0 && e.edge_src[k] != 1) CHECK(e.edge_score[k] < e.edge_score[best] - 0.1f);
+  }
+  // Without a trained explainer the method is refused.
+  explain.pg_explainer = nullptr;
+  CHECK_THROWS_AS(explain_node(*model, data, 0, explain), Error);
+}
+
+TEST_CASE("PGExplainer is deterministic for a seed and equal on 1 and 2 threads", "[explain]") {
+  const auto registry = graph_registry();
+  PreparedNodeData data = prepare_node_data(featured_dataset(200, 600, 8, 3, false, 52), false);
+  for (int64_t v = 0; v < 40; ++v) data.dataset.train.push_back(v);
+  NodeClassifier model(two_layer_model("gat", data), *registry);
+  model.eval();
+  PgExplainerOptions options;
+  options.epochs = 3;
+  options.seed = 9;
+  const std::vector<int64_t> explained{50, 120, 199};
+  auto run = [&](int threads, uint64_t seed) {
+    ScopedThreads scoped(threads);
+    PgExplainerOptions o = options;
+    o.seed = seed;
+    PgExplainer explainer(model, data, o);
+    explainer.train(pg_training_nodes(data, explained, o));
+    std::vector<Tensor> masks;
+    for (int64_t v : explained) masks.push_back(explainer.edge_scores(computation_graph(data, v, 2)));
+    return masks;
+  };
+  auto same = [](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    for (std::size_t t = 0; t < a.size(); ++t) {
+      if (a[t].numel() != b[t].numel() || !std::equal(a[t].data(), a[t].data() + a[t].numel(), b[t].data())) return false;
+    }
+    return true;
+  };
+  const auto one = run(1, 9), two = run(2, 9), again = run(1, 9), other = run(1, 10);
+  CHECK(same(one, two));
+  CHECK(same(one, again));
+  CHECK_FALSE(same(one, other));
+  // The model's parameters got no gradient and still require one.
+  for (const auto& [name, p] : model.named_parameters()) {
+    CAPTURE(name);
+    CHECK(p.requires_grad());
+    CHECK_FALSE(p.has_grad());
+  }
+  // Training nodes: the split, or the explained nodes; no split refuses.
+  CHECK(pg_training_nodes(data, explained, options) == data.dataset.train);
+  options.training_nodes = PgTrainingNodes::kExplained;
+  CHECK(pg_training_nodes(data, explained, options) == explained);
+  options.training_nodes = PgTrainingNodes::kTrainSplit;
+  data.dataset.train.clear();
+  CHECK_THROWS_AS(pg_training_nodes(data, explained, options), InputError);
+}
