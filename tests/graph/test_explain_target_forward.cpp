@@ -104,8 +104,13 @@ TEST_CASE("target forward: predicted class and value of one copy are the computa
     const ComputationGraph cg = computation_graph(full, target, message_passing_hops(model));
     const TargetForward one(model, cg, 1);
     CHECK(predicted_class(model, one) == predicted_class(model, cg.data, cg.target));
+    // The memoised forward of TargetForwards gives the same class and the same bits.
+    TargetForwards passes(model, cg);
+    CHECK(predicted_class(passes) == predicted_class(model, one));
     NoGradGuard no_grad;
-    CHECK(target_log_probability(model, one, one.features(), Var(), 2).value().item() ==
+    const double value = target_log_probability(model, one, one.features(), Var(), 2).value().item();
+    CHECK(input_log_probability(passes, 2) == value);
+    CHECK(value ==
           Approx(target_log_probability(model, cg.data.features, cg.data.graph, {cg.target}, {2}).value().item())
               .margin(1e-6));
   }

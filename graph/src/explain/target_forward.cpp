@@ -78,7 +78,7 @@ Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
 }  // namespace
 
 TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
-    : copies_(copies), target_(cg.target) {
+    : copies_(copies), target_(cg.target), cg_(&cg) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
   ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
@@ -88,6 +88,11 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
   const int64_t n = cg.num_nodes();
   num_edges_ = plain.num_edges();
   const bool shared = input == Input::kShared && copies > 1;
+  std::vector<int64_t> node_plain_degree(n), node_looped_degree(n);  // [n] in the whole graph
+  for (int64_t v = 0; v < n; ++v) {
+    node_plain_degree[v] = cg.data.graph.normalization_degree(v, false);
+    node_looped_degree[v] = cg.data.graph.normalization_degree(v, true);
+  }
 
   int after = cg.hops;  // message-passing layers after the current one
   std::vector<RowLayout> layouts;  // per layer, its input (and output) rows
@@ -101,8 +106,7 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     const bool last = i + 1 == layers.size();
     if (i == 0) {
       ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
-      features_ = copies == 1 ? cg.data.features
-                              : NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*cg.data.features.sparse, rows.node)));
+      input_nodes_ = rows.node;
     } else if (last && model.concatenates_hidden()) {
       for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
     } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
@@ -134,8 +138,8 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     plain_degree.reserve(rows.node.size());
     looped_degree.reserve(rows.node.size());
     for (int64_t v : rows.node) {
-      plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
-      looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
+      plain_degree.push_back(node_plain_degree[v]);
+      looped_degree.push_back(node_looped_degree[v]);
     }
     layer.graph = GraphContext::from_edges(static_cast<int64_t>(rows.node.size()), cg.data.graph.num_relations(),
                                            std::move(src), std::move(dst), std::move(relation));
@@ -149,6 +153,15 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     }
   }
   for (int64_t k = 0; k < copies; ++k) target_rows_.push_back(layouts.back().row[k * n + cg.target]);
+}
+
+const NodeFeatures& TargetForward::features() const {
+  std::call_once(features_built_, [&] {
+    features_ = copies_ == 1 ? cg_->data.features
+                             : NodeFeatures(std::make_shared<const SparseMatrix>(
+                                   select_rows(*cg_->data.features.sparse, input_nodes_)));
+  });
+  return features_;
 }
 
 Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, const Var& edge_mask) const {
@@ -182,6 +195,15 @@ const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input
   std::unique_ptr<TargetForward>& pass = built_[{copies, input}];
   if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies, input);
   return *pass;
+}
+
+const Tensor& TargetForwards::input_logits() {
+  if (input_logits_.numel() == 0) {
+    NoGradGuard no_grad;
+    const TargetForward& one = copies(1);
+    input_logits_ = one.logits(model_, one.features(), Var()).value();
+  }
+  return input_logits_;
 }
 
 }  // namespace attend::graph

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -46,7 +47,7 @@ class TargetForward {
   enum class Input { kPerCopy, kShared };
 
   /// The pass of `model` over `copies` copies of `cg` (built for this model: cg.hops is its
-  /// message-passing layer count). Throws attend::Error for a layer that reads more than its
+  /// message-passing layer count; `cg` must outlive the pass). Throws attend::Error for a layer that reads more than its
   /// in-neighbours.
   TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
                 Input input = Input::kPerCopy);
@@ -56,9 +57,11 @@ class TargetForward {
   int64_t target() const { return target_; }
   /// Plain edges of the computation graph, per copy (the mask holds copies x this many).
   int64_t num_edges() const { return num_edges_; }
-  /// The computation graph's input features in the rows of the pass (sparse): [copies n, F],
-  /// or with Input::kShared fewer rows.
-  const NodeFeatures& features() const { return features_; }
+  /// Rows of the input: copies n, or with Input::kShared fewer.
+  int64_t input_rows() const { return static_cast<int64_t>(input_nodes_.size()); }
+  /// The computation graph's input features in the rows of the pass (sparse): [input_rows(), F],
+  /// gathered on first use (a pass whose input is given never builds them).
+  const NodeFeatures& features() const;
 
   /// The target's logits in each copy [copies, C] for the input `x` ([copies n, F]; with
   /// Input::kShared it must be features()) and, when
@@ -77,7 +80,10 @@ class TargetForward {
   int64_t copies_ = 1;
   int64_t target_ = -1;
   int64_t num_edges_ = 0;
-  NodeFeatures features_;
+  const ComputationGraph* cg_ = nullptr;
+  std::vector<int64_t> input_nodes_;  ///< [input_rows()] local node of each input row
+  mutable std::once_flag features_built_;
+  mutable NodeFeatures features_;
   std::vector<Layer> layers_;
   /// jumping_knowledge "cat": per hidden layer, the rows of its output the head reads.
   std::vector<std::vector<int64_t>> head_rows_;
@@ -93,10 +99,15 @@ class TargetForwards {
   const NodeClassifier& model() const { return model_; }
   const ComputationGraph& graph() const { return cg_; }
   const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
+  /// The target's logits [1, C] at the computation graph's own input (no mask, nothing
+  /// recorded), computed on first use: the predicted class, the explained value and
+  /// integrated gradients' f(input) all read this one forward.
+  const Tensor& input_logits();
 
  private:
   const NodeClassifier& model_;
   const ComputationGraph& cg_;
+  Tensor input_logits_;  ///< [1, C], empty until computed
   std::map<std::pair<int64_t, TargetForward::Input>, std::unique_ptr<TargetForward>> built_;
 };
 
