@@ -113,25 +113,31 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
       layer.input_rows = rows_in(rows, layouts[i - 1], n);
     }
 
-    std::vector<int64_t> one;  // plain edges into a node whose output is read, from a node of this layer
+    // Plain edges into a node whose output is read, from a node of this layer, ordered by
+    // (destination row, source row) of copy 0. Copy k's rows are copy 0's shifted by the same
+    // offset, or a shared row, after every copy's, so every copy keeps that order and the
+    // layer's edges come in (row, column) order: the adjacency is stored as given.
+    std::vector<int64_t> one;
     for (int64_t e = 0; e < num_edges_; ++e) {
       if (cg.distance[plain.dst[e]] <= after && cg.distance[plain.src[e]] <= reach) one.push_back(e);
     }
-    const std::size_t count = static_cast<std::size_t>(copies) * one.size();
-    std::vector<int64_t> src, dst, relation, kept;  // [copies E_layer]
-    src.reserve(count);
-    dst.reserve(count);
-    relation.reserve(count);
-    kept.reserve(count);
-    layer.mask_index.reserve(count);
+    std::stable_sort(one.begin(), one.end(), [&](int64_t a, int64_t b) {
+      const int64_t da = rows.row[plain.dst[a]], db = rows.row[plain.dst[b]];
+      return da != db ? da < db : rows.row[plain.src[a]] < rows.row[plain.src[b]];
+    });
+    const auto per_copy = static_cast<int64_t>(one.size());
+    const auto count = static_cast<std::size_t>(copies * per_copy);
+    std::vector<int64_t> src(count), dst(count), relation(count);  // [copies E_layer]
+    layer.mask_index.resize(count);
     for (int64_t k = 0; k < copies; ++k) {
       const int64_t* row = rows.row.data() + k * n;
-      for (int64_t e : one) {
-        src.push_back(row[plain.src[e]]);
-        dst.push_back(row[plain.dst[e]]);
-        relation.push_back(plain.relation[e]);
-        kept.push_back(e);
-        layer.mask_index.push_back(k * num_edges_ + e);
+      const int64_t first = k * per_copy;
+      for (int64_t j = 0; j < per_copy; ++j) {
+        const int64_t e = one[j];
+        src[first + j] = row[plain.src[e]];
+        dst[first + j] = row[plain.dst[e]];
+        relation[first + j] = plain.relation[e];
+        layer.mask_index[first + j] = k * num_edges_ + e;
       }
     }
     std::vector<int64_t> plain_degree, looped_degree;  // of each row's node in the whole graph
@@ -146,9 +152,11 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     layer.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
     if (plain.has_edge_features()) {
       const int64_t width = plain.edge_features.dim(1);
-      Tensor rows_of_edges({static_cast<int64_t>(kept.size()), width});  // [copies E_layer, D]
+      Tensor rows_of_edges({static_cast<int64_t>(count), width});  // [copies E_layer, D]
       float* out = rows_of_edges.data();
-      for (int64_t e : kept) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      for (int64_t k = 0; k < copies; ++k) {
+        for (int64_t e : one) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      }
       layer.graph.set_edge_features(rows_of_edges);
     }
   }
