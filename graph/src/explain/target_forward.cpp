@@ -107,10 +107,14 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     if (i == 0) {
       ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
       input_nodes_ = rows.node;
-    } else if (last && model.concatenates_hidden()) {
-      for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
     } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
-      layer.input_rows = rows_in(rows, layouts[i - 1], n);
+      layers_[i - 1].output_rows = rows_in(rows, layouts[i - 1], n);  // kept in this layer's order
+    }
+    if (i > 0 && last && model.concatenates_hidden()) {  // hidden layer j is kept in layer j + 1's rows
+      for (std::size_t j = 0; j < i; ++j) {
+        const bool same = rows.node == layouts[j + 1].node && rows.copy == layouts[j + 1].copy;
+        head_rows_.push_back(same ? std::vector<int64_t>{} : rows_in(rows, layouts[j + 1], n));
+      }
     }
 
     // Plain edges into a node whose output is read, from a node of this layer, ordered by
@@ -177,22 +181,25 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
   ATTEND_CHECK(!edge_mask.defined() || edge_mask.value().numel() == copies_ * num_edges_,
                "edge mask of " << edge_mask.value().numel() << " entries for " << copies_ << " x " << num_edges_ << " edges");
   NodeFeatures h = x;
-  std::vector<Var> hidden;  // jumping_knowledge "cat": each hidden layer's output on its rows
+  std::vector<Var> hidden;  // jumping_knowledge "cat": each hidden layer's kept output
   Var out;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer& layer = layers_[i];
     const bool last = i + 1 == layers_.size();
     if (last && model.concatenates_hidden()) {
       std::vector<Var> parts;
-      for (std::size_t j = 0; j < hidden.size(); ++j) parts.push_back(ops::gather_rows(hidden[j], head_rows_[j]));
+      for (std::size_t j = 0; j < hidden.size(); ++j) {
+        parts.push_back(head_rows_[j].empty() ? hidden[j] : ops::gather_rows(hidden[j], head_rows_[j]));
+      }
       h = NodeFeatures(ops::concat(parts));
-    } else if (!layer.input_rows.empty()) {
-      h = NodeFeatures(ops::gather_rows(out, layer.input_rows));
+    } else if (i > 0) {
+      h = NodeFeatures(out);
     }
     const bool masked = edge_mask.defined() && !layer.mask_index.empty();
-    out = model.layer_forward(i, h, masked ? layer.graph.with_edge_mask(gather_entries(edge_mask, layer.mask_index))
-                                           : layer.graph,
-                              0);
+    out = model.unfinished_layer_forward(
+        i, h, masked ? layer.graph.with_edge_mask(gather_entries(edge_mask, layer.mask_index)) : layer.graph, 0);
+    if (!layer.output_rows.empty()) out = ops::gather_rows(out, layer.output_rows);
+    out = model.finish_layer(i, out);
     if (!last && model.concatenates_hidden()) hidden.push_back(out);
   }
   return ops::gather_rows(out, target_rows_);

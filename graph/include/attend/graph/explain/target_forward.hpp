@@ -10,9 +10,11 @@
 /// d(v) <= r_i, in the computation graph's edge order, with its normalisation degrees and
 /// edge features. Every in-edge of such a node is kept, so for any layer that reads only
 /// in-edges and in-degrees (NodeLayer::reads_in_neighbors_only) its rows there are those of
-/// the whole computation graph; the rows beyond are computed but never read. Between layers
-/// the rows still needed are gathered (ops::gather_rows); with jumping_knowledge "cat" the
-/// head reads each hidden layer's rows of its own input nodes. The first layer reads every
+/// the whole computation graph; the rows beyond are computed by the layer but dropped at
+/// once: the rows the next layer reads are gathered (ops::gather_rows) from the layer's own
+/// output before its L2 normalisation and activation (NodeClassifier::finish_layer, row by
+/// row), so those run only where they are read; with jumping_knowledge "cat" the head reads
+/// each hidden layer's rows of its own input nodes. The first layer reads every
 /// node of the computation graph (d(v) <= L), so the input is the computation graph's.
 ///
 /// For the BA-Shapes preset (3 GCN layers and a node_linear head, about 50 nodes) the second
@@ -72,10 +74,11 @@ class TargetForward {
 
  private:
   struct Layer {
-    /// [copies m] the rows of the previous layer's output this layer reads; empty: all of them.
-    std::vector<int64_t> input_rows;
     GraphContext graph;               ///< the layer's nodes and edges, for all copies
     std::vector<int64_t> mask_index;  ///< [copies E_layer] position of each edge's mask entry
+    /// The rows of the layer's own output that later layers read, in the next layer's row
+    /// order, kept before NodeClassifier::finish_layer; empty: all of them.
+    std::vector<int64_t> output_rows;
   };
   int64_t copies_ = 1;
   int64_t target_ = -1;
@@ -85,7 +88,8 @@ class TargetForward {
   mutable std::once_flag features_built_;
   mutable NodeFeatures features_;
   std::vector<Layer> layers_;
-  /// jumping_knowledge "cat": per hidden layer, the rows of its output the head reads.
+  /// jumping_knowledge "cat": per hidden layer, the rows of its kept output the head reads
+  /// (empty: all of them, in order).
   std::vector<std::vector<int64_t>> head_rows_;
   std::vector<int64_t> target_rows_;  ///< [copies] the target's row in the last layer's output
 };
