@@ -23,6 +23,7 @@ struct GraphContext::Adjacency {
   std::shared_ptr<const SparseMatrix> matrix;  ///< [N, N]
   std::vector<float> edge_weight;              ///< [E] by edge id of the view
   std::vector<int64_t> edge_entry;             ///< [E] by edge id of the view
+  bool entry_is_edge = false;                  ///< edge_entry[e] == e for every edge, and E == nnz
 };
 
 struct GraphContext::Cache {
@@ -159,11 +160,12 @@ bool in_row_major_order(const std::vector<int64_t>& row, const std::vector<int64
 }
 
 /// `matrix` with differentiable values: stored entry k = sum over the edges e stored in it
-/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order.
+/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order; with
+/// `entry_is_edge` (edge e is entry e) the products themselves.
 std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& entry,
-                                                  const std::vector<float>& weight, const Var& mask) {
+                                                  bool entry_is_edge, const std::vector<float>& weight, const Var& mask) {
   const Var weighted = ops::mul(mask, Var(Tensor({static_cast<int64_t>(weight.size())}, weight)));  // [E]
-  const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
+  const Var values = entry_is_edge ? weighted : ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
   return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
 /// The dataset's edge features [E, D] carried to the edges of `plain` as from_dataset builds
@@ -328,7 +330,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     masked->csr = index->csr.with_edge_scale(mask);
     masked->within_csr = index->within_csr.with_edge_scale(mask);
   } else {
-    masked->mean = masked_matrix(*index->mean, index->mean_entry, index->mean_weight, mask);
+    masked->mean = masked_matrix(*index->mean, index->mean_entry, false, index->mean_weight, mask);
   }
   return masked;
 }
@@ -403,7 +405,7 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
   }
   const Var& mask = view_mask(self_loops);  // [E] of this view
   if (!mask.defined()) return cached->matrix;
-  return masked_matrix(*cached->matrix, cached->edge_entry, cached->edge_weight, mask);
+  return masked_matrix(*cached->matrix, cached->edge_entry, cached->entry_is_edge, cached->edge_weight, mask);
 }
 
 GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool normalize) const {
@@ -429,7 +431,8 @@ GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool norm
   adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, dst, src, weight));
   adjacency.matrix->transpose();  // built here, under the lock, and shared by masked copies
   adjacency.edge_weight = std::move(weight);
-  if (in_row_major_order(dst, src)) {  // stored as given: edge e is entry e
+  adjacency.entry_is_edge = in_row_major_order(dst, src);
+  if (adjacency.entry_is_edge) {  // stored as given: edge e is entry e
     adjacency.edge_entry.resize(static_cast<std::size_t>(e_count));
     std::iota(adjacency.edge_entry.begin(), adjacency.edge_entry.end(), int64_t{0});
   } else {

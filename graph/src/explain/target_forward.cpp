@@ -69,10 +69,18 @@ std::vector<int64_t> rows_in(const RowLayout& to, const RowLayout& from, int64_t
   return out;
 }
 
-// Entries `index` of the 1-D Var `x`.
-Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
-  const auto count = static_cast<int64_t>(index.size());
-  return ops::reshape(ops::gather_rows(ops::reshape(x, {x.value().numel(), 1}), index), {count});
+// Entries `index` of the 1-D Var `x` [index.size()], for an `index` without repeats (a
+// layer's mask positions): the backward adds each entry's gradient to its one source, with
+// none of the grouping by destination that ops::gather_rows' backward does for repeats.
+Var gather_distinct_entries(const Var& x, std::shared_ptr<const std::vector<int64_t>> index) {
+  const float* from = x.value().data();
+  Tensor out({static_cast<int64_t>(index->size())});  // [M]
+  for (std::size_t m = 0; m < index->size(); ++m) out[static_cast<int64_t>(m)] = from[(*index)[m]];
+  return Var::from_op(std::move(out), {x}, [x, index](const Tensor&, const Tensor& gy) {
+    if (!x.requires_grad()) return;
+    float* gx = x.grad_mut().data();
+    for (std::size_t m = 0; m < index->size(); ++m) gx[(*index)[m]] += gy[static_cast<int64_t>(m)];
+  });
 }
 
 }  // namespace
@@ -132,7 +140,7 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     const auto per_copy = static_cast<int64_t>(one.size());
     const auto count = static_cast<std::size_t>(copies * per_copy);
     std::vector<int64_t> src(count), dst(count), relation(count);  // [copies E_layer]
-    layer.mask_index.resize(count);
+    std::vector<int64_t> mask_index(count);
     for (int64_t k = 0; k < copies; ++k) {
       const int64_t* row = rows.row.data() + k * n;
       const int64_t first = k * per_copy;
@@ -141,9 +149,10 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
         src[first + j] = row[plain.src[e]];
         dst[first + j] = row[plain.dst[e]];
         relation[first + j] = plain.relation[e];
-        layer.mask_index[first + j] = k * num_edges_ + e;
+        mask_index[first + j] = k * num_edges_ + e;
       }
     }
+    layer.mask_index = std::make_shared<const std::vector<int64_t>>(std::move(mask_index));
     std::vector<int64_t> plain_degree, looped_degree;  // of each row's node in the whole graph
     plain_degree.reserve(rows.node.size());
     looped_degree.reserve(rows.node.size());
@@ -195,9 +204,10 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
     } else if (i > 0) {
       h = NodeFeatures(out);
     }
-    const bool masked = edge_mask.defined() && !layer.mask_index.empty();
+    const bool masked = edge_mask.defined() && !layer.mask_index->empty();
     out = model.unfinished_layer_forward(
-        i, h, masked ? layer.graph.with_edge_mask(gather_entries(edge_mask, layer.mask_index)) : layer.graph, 0);
+        i, h, masked ? layer.graph.with_edge_mask(gather_distinct_entries(edge_mask, layer.mask_index)) : layer.graph,
+        0);
     if (!layer.output_rows.empty()) out = ops::gather_rows(out, layer.output_rows);
     out = model.finish_layer(i, out);
     if (!last && model.concatenates_hidden()) hidden.push_back(out);

@@ -75,7 +75,8 @@ class TargetForward {
  private:
   struct Layer {
     GraphContext graph;               ///< the layer's nodes and edges, for all copies
-    std::vector<int64_t> mask_index;  ///< [copies E_layer] position of each edge's mask entry
+    /// [copies E_layer] position of each edge's mask entry (no repeats)
+    std::shared_ptr<const std::vector<int64_t>> mask_index;
     /// The rows of the layer's own output that later layers read, in the next layer's row
     /// order, kept before NodeClassifier::finish_layer; empty: all of them.
     std::vector<int64_t> output_rows;
