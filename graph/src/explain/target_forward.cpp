@@ -120,6 +120,7 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     }
     if (i > 0 && last && model.concatenates_hidden()) {  // hidden layer j is kept in layer j + 1's rows
       for (std::size_t j = 0; j < i; ++j) {
+        if (!model.joins_head_input(j)) continue;
         const bool same = rows.node == layouts[j + 1].node && rows.copy == layouts[j + 1].copy;
         head_rows_.push_back(same ? std::vector<int64_t>{} : rows_in(rows, layouts[j + 1], n));
       }
@@ -210,7 +211,7 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
         0);
     if (!layer.output_rows.empty()) out = ops::gather_rows(out, layer.output_rows);
     out = model.finish_layer(i, out);
-    if (!last && model.concatenates_hidden()) hidden.push_back(out);
+    if (model.joins_head_input(i)) hidden.push_back(out);
   }
   return ops::gather_rows(out, target_rows_);
 }

@@ -89,8 +89,9 @@ class TargetForward {
   mutable std::once_flag features_built_;
   mutable NodeFeatures features_;
   std::vector<Layer> layers_;
-  /// jumping_knowledge "cat": per hidden layer, the rows of its kept output the head reads
-  /// (empty: all of them, in order).
+  /// jumping_knowledge "cat": per hidden layer joining the head's input
+  /// (NodeClassifier::joins_head_input), the rows of its kept output the head reads (empty:
+  /// all of them, in order).
   std::vector<std::vector<int64_t>> head_rows_;
   std::vector<int64_t> target_rows_;  ///< [copies] the target's row in the last layer's output
 };
