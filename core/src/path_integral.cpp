@@ -41,13 +41,19 @@ void accumulate_path(const Tensor& input, const QuadratureRule& rule, int64_t pe
 
 PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch, const PathValueFn& value,
                                  const PathGradientFn& gradient, const PathProgressFn& progress) {
+  return integrate_from_zero(input, value(input), path, per_batch, value, gradient, progress);
+}
+
+PathIntegral integrate_from_zero(const Tensor& input, double input_value, const PathSteps& path, int64_t per_batch,
+                                 const PathValueFn& value, const PathGradientFn& gradient,
+                                 const PathProgressFn& progress) {
   ATTEND_CHECK(path.steps >= 1 && path.max_gap >= 0.0,
                "integrated gradients with " << path.steps << " steps and a gap bound of " << path.max_gap);
   ATTEND_CHECK(per_batch >= 1, "integrated gradients with " << per_batch << " steps per batch");
   ATTEND_CHECK(input.rank() >= 1, "integrated gradients need an input of rank >= 1");
   const int64_t size = input.numel();
   PathIntegral out;
-  out.value = value(input);
+  out.value = input_value;
   out.baseline_value = value(Tensor(input.shape()));
   const double change = out.value - out.baseline_value;
   std::vector<double> integral(static_cast<std::size_t>(size), 0.0);  // the rule's sum of w_k df/dx(a_k x)

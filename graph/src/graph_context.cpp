@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <utility>
 #include <tuple>
 #include <unordered_map>
@@ -22,6 +23,7 @@ struct GraphContext::Adjacency {
   std::shared_ptr<const SparseMatrix> matrix;  ///< [N, N]
   std::vector<float> edge_weight;              ///< [E] by edge id of the view
   std::vector<int64_t> edge_entry;             ///< [E] by edge id of the view
+  bool entry_is_edge = false;                  ///< edge_entry[e] == e for every edge, and E == nnz
 };
 
 struct GraphContext::Cache {
@@ -135,12 +137,35 @@ std::vector<int64_t> stored_entries(const SparseMatrix& matrix, const std::vecto
   return entry;
 }
 
+/// The source and destination [E] of each edge of `index` by edge id.
+void edges_by_id(const InEdgeIndex& index, std::vector<int64_t>& src, std::vector<int64_t>& dst) {
+  src.resize(static_cast<std::size_t>(index.num_edges()));
+  dst.resize(src.size());
+  for (int64_t i = 0; i < index.num_nodes(); ++i) {
+    for (int64_t p = index.indptr()[i]; p < index.indptr()[i + 1]; ++p) {
+      const int64_t e = index.edge_id(p);
+      src[e] = index.source(p);
+      dst[e] = i;
+    }
+  }
+}
+
+/// Whether the entries (row[e], col[e]) are in strictly increasing (row, column) order:
+/// from_triplets then stores entry e at position e.
+bool in_row_major_order(const std::vector<int64_t>& row, const std::vector<int64_t>& col) {
+  for (std::size_t e = 1; e < row.size(); ++e) {
+    if (row[e - 1] > row[e] || (row[e - 1] == row[e] && col[e - 1] >= col[e])) return false;
+  }
+  return true;
+}
+
 /// `matrix` with differentiable values: stored entry k = sum over the edges e stored in it
-/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order.
+/// (entry[e] = k) of weight[e] * mask[e] (mask [E] by edge id), in edge order; with
+/// `entry_is_edge` (edge e is entry e) the products themselves.
 std::shared_ptr<const SparseMatrix> masked_matrix(const SparseMatrix& matrix, const std::vector<int64_t>& entry,
-                                                  const std::vector<float>& weight, const Var& mask) {
+                                                  bool entry_is_edge, const std::vector<float>& weight, const Var& mask) {
   const Var weighted = ops::mul(mask, Var(Tensor({static_cast<int64_t>(weight.size())}, weight)));  // [E]
-  const Var values = ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
+  const Var values = entry_is_edge ? weighted : ops::scatter_add_rows(weighted, entry, matrix.nnz());  // [nnz]
   return std::make_shared<const SparseMatrix>(matrix.with_differentiable_values(values));
 }
 /// The dataset's edge features [E, D] carried to the edges of `plain` as from_dataset builds
@@ -251,7 +276,8 @@ void GraphContext::set_normalization_degrees(std::vector<int64_t> plain, std::ve
 int64_t GraphContext::normalization_degree(int64_t node, bool self_loops) const {
   ATTEND_CHECK(node >= 0 && node < num_nodes_, "normalization_degree of node " << node << " of " << num_nodes_);
   const std::vector<int64_t>& given = self_loops ? looped_degree_ : plain_degree_;
-  return given.empty() ? unmasked_view(self_loops).csr.in_degree(node) : given[node];
+  if (!given.empty()) return given[node];
+  return self_loops ? unmasked_looped().csr.in_degree(node) : in_edges_->in_degree(node);
 }
 
 GraphContext GraphContext::with_edge_mask(Var mask) const {
@@ -304,7 +330,7 @@ std::shared_ptr<const RelationalIndex> GraphContext::relational_index(bool self_
     masked->csr = index->csr.with_edge_scale(mask);
     masked->within_csr = index->within_csr.with_edge_scale(mask);
   } else {
-    masked->mean = masked_matrix(*index->mean, index->mean_entry, index->mean_weight, mask);
+    masked->mean = masked_matrix(*index->mean, index->mean_entry, false, index->mean_weight, mask);
   }
   return masked;
 }
@@ -379,27 +405,39 @@ std::shared_ptr<const SparseMatrix> GraphContext::adjacency(bool self_loops, boo
   }
   const Var& mask = view_mask(self_loops);  // [E] of this view
   if (!mask.defined()) return cached->matrix;
-  return masked_matrix(*cached->matrix, cached->edge_entry, cached->edge_weight, mask);
+  return masked_matrix(*cached->matrix, cached->edge_entry, cached->entry_is_edge, cached->edge_weight, mask);
 }
 
 GraphContext::Adjacency GraphContext::build_adjacency(bool self_loops, bool normalize) const {
-  const GraphView& v = unmasked_view(self_loops);
-  std::vector<float> weight(static_cast<std::size_t>(v.num_edges()), 1.0f);
+  // The plain view's edges by id are read from the index (a graph that only propagates by
+  // its adjacency never builds the view), the looped view's from the view.
+  std::vector<int64_t> plain_src, plain_dst;  // [E] by edge id, without self-loops
+  if (!self_loops) edges_by_id(*in_edges_, plain_src, plain_dst);
+  const std::vector<int64_t>& src = self_loops ? unmasked_looped().src : plain_src;
+  const std::vector<int64_t>& dst = self_loops ? unmasked_looped().dst : plain_dst;
+  const auto e_count = static_cast<int64_t>(src.size());
+  std::vector<float> weight(static_cast<std::size_t>(e_count), 1.0f);
   if (normalize) {  // Kipf & Welling 2017, Eq. 2: D^-1/2 A D^-1/2
     std::vector<double> inv_sqrt_degree(static_cast<std::size_t>(num_nodes_), 0.0);
     for (int64_t i = 0; i < num_nodes_; ++i) {
       const int64_t degree = normalization_degree(i, self_loops);
       if (degree > 0) inv_sqrt_degree[i] = 1.0 / std::sqrt(static_cast<double>(degree));
     }
-    for (int64_t e = 0; e < v.num_edges(); ++e) {
-      weight[e] = static_cast<float>(inv_sqrt_degree[v.dst[e]] * inv_sqrt_degree[v.src[e]]);
+    for (int64_t e = 0; e < e_count; ++e) {
+      weight[e] = static_cast<float>(inv_sqrt_degree[dst[e]] * inv_sqrt_degree[src[e]]);
     }
   }
   Adjacency adjacency;
-  adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, v.dst, v.src, weight));
+  adjacency.matrix = std::make_shared<const SparseMatrix>(SparseMatrix::from_triplets(num_nodes_, num_nodes_, dst, src, weight));
   adjacency.matrix->transpose();  // built here, under the lock, and shared by masked copies
   adjacency.edge_weight = std::move(weight);
-  adjacency.edge_entry = stored_entries(*adjacency.matrix, v.dst, v.src);
+  adjacency.entry_is_edge = in_row_major_order(dst, src);
+  if (adjacency.entry_is_edge) {  // stored as given: edge e is entry e
+    adjacency.edge_entry.resize(static_cast<std::size_t>(e_count));
+    std::iota(adjacency.edge_entry.begin(), adjacency.edge_entry.end(), int64_t{0});
+  } else {
+    adjacency.edge_entry = stored_entries(*adjacency.matrix, dst, src);
+  }
   return adjacency;
 }
 

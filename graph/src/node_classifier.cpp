@@ -106,12 +106,21 @@ Var NodeClassifier::forward(const NodeFeatures& x, const GraphContext& graph, ui
 
 Var NodeClassifier::layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
                                   AttentionExport* attention) const {
+  return finish_layer(i, unfinished_layer_forward(i, h, graph, seed, attention));
+}
+
+Var NodeClassifier::unfinished_layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph,
+                                             uint64_t seed, AttentionExport* attention) const {
+  return layers_[i]->forward(h, graph, mix64(seed + i), attention);  // [N, C_i]
+}
+
+Var NodeClassifier::finish_layer(std::size_t i, const Var& out) const {
   const bool last = i + 1 == layers_.size();
   const bool normalizer = layers_[i]->normalizes_previous_layer();
-  Var out = layers_[i]->forward(h, graph, mix64(seed + i), attention);  // [N, C_i]
-  if (!last && normalize_hidden_ && !normalizer) out = ops::l2_normalize(out);  // [N, C_i], unit rows
-  if (!last && !followed_by_normalizer(i)) out = activate(out, activation_);
-  return out;
+  Var y = out;
+  if (!last && normalize_hidden_ && !normalizer) y = ops::l2_normalize(y);  // [M, C_i], unit rows
+  if (!last && !followed_by_normalizer(i)) y = activate(y, activation_);
+  return y;
 }
 
 bool NodeClassifier::followed_by_normalizer(std::size_t i) const {

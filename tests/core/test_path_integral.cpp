@@ -95,6 +95,30 @@ TEST_CASE("path integral: the batch size does not change the bits, progress coun
   CHECK_THROWS_AS(integrate_from_zero(x, PathSteps{QuadratureKind::kMidpoint, 2}, 1, value, wrong), Error);
 }
 
+TEST_CASE("path integral: a given f(input) is used as given and value runs for f(0) only", "[core]") {
+  const std::vector<double> c = {0.3, -1.7, 2.2};
+  const Tensor x({3}, std::vector<float>{0.4f, 1.3f, -0.9f});
+  const PathGradientFn f = [&](const Tensor& points, int64_t copies) { return cubic(points, copies, c); };
+  std::vector<float> asked;  // the first entry of each point value is called on
+  const PathValueFn value = [&](const Tensor& point) {
+    asked.push_back(point[0]);
+    return cubic_value(point, c);
+  };
+  const PathSteps path{QuadratureKind::kMidpoint, 10};
+  const PathIntegral computed = integrate_from_zero(x, path, 4, value, f);
+  CHECK(asked == std::vector<float>{0.4f, 0.0f});
+  asked.clear();
+  const PathIntegral given = integrate_from_zero(x, computed.value, path, 4, value, f);
+  CHECK(asked == std::vector<float>{0.0f});
+  CHECK(bitwise_equal(given.attribution, computed.attribution));
+  CHECK(given.completeness_gap == computed.completeness_gap);
+  // A different f(input) moves the gap by the difference, and nothing else.
+  const PathIntegral shifted = integrate_from_zero(x, computed.value + 0.25, path, 4, value, f);
+  CHECK(shifted.value == computed.value + 0.25);
+  CHECK(shifted.completeness_gap == Approx(computed.completeness_gap - 0.25).epsilon(1e-12));
+  CHECK(bitwise_equal(shifted.attribution, computed.attribution));
+}
+
 TEST_CASE("path integral: a gap bound refines the rule until the gap is within it, and the cap stops it", "[core]") {
   const std::vector<double> c = {1.0, -2.0, 0.5, 3.0};
   const Tensor x({2, 2}, std::vector<float>{0.8f, -1.1f, 1.5f, 0.3f});

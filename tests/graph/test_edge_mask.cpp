@@ -2,12 +2,15 @@
 // mask (PyTorch Geometric's explain mode), without code of its own; graphormer refuses.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "attend/core/error.hpp"
+#include "attend/core/ops/reduction.hpp"
+#include "attend/core/ops/sparse_matmul.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/random.hpp"
 #include "attend/core/registry.hpp"
@@ -277,4 +280,46 @@ TEST_CASE("a masked graph's self-loop view first built unrecorded is refused for
   CHECK_NOTHROW(again.looped());
   NoGradGuard no_grad;
   CHECK_NOTHROW(again.looped());
+}
+
+TEST_CASE("a masked adjacency is the same whether the edges come in row order or shuffled", "[graph]") {
+  // Edges given in (destination, source) order take the stored-as-given path of the
+  // adjacency's edge entries, shuffled ones the search: the matrix, the masked product and
+  // each edge's mask gradient must agree.
+  std::vector<int64_t> src, dst;
+  for (int64_t i = 0; i < 12; ++i) {
+    for (int64_t j = 0; j < 12; ++j) {
+      if (i != j && (i * 7 + j * 3) % 5 < 2) {
+        dst.push_back(i);
+        src.push_back(j);
+      }
+    }
+  }
+  const auto e_count = static_cast<int64_t>(src.size());
+  std::vector<int64_t> order(src.size());  // shuffled position of each sorted edge
+  for (int64_t e = 0; e < e_count; ++e) order[e] = (e * 17 + 5) % e_count;
+  REQUIRE(e_count % 17 != 0);  // (e * 17 + 5) mod E is then a permutation
+  std::vector<int64_t> shuffled_src(src.size()), shuffled_dst(src.size());
+  for (int64_t e = 0; e < e_count; ++e) {
+    shuffled_src[order[e]] = src[e];
+    shuffled_dst[order[e]] = dst[e];
+  }
+  const std::vector<int64_t> relation(src.size(), 0);
+  const GraphContext sorted = GraphContext::from_edges(12, 2, src, dst, relation);
+  const GraphContext shuffled = GraphContext::from_edges(12, 2, shuffled_src, shuffled_dst, relation);
+  for (const bool normalize : {false, true}) {
+    const Tensor a = sorted.adjacency(false, normalize)->to_dense(), b = shuffled.adjacency(false, normalize)->to_dense();
+    CHECK(std::equal(a.data(), a.data() + a.numel(), b.data()));
+    const Tensor mask_values = random_tensor({e_count}, 44, 0.1f, 1.0f);  // by sorted edge
+    Tensor shuffled_values({e_count});
+    for (int64_t e = 0; e < e_count; ++e) shuffled_values[order[e]] = mask_values[e];
+    const Tensor h = random_tensor({12, 3}, 45);
+    Var m_sorted(mask_values, true), m_shuffled(shuffled_values, true);
+    const Var y_sorted = ops::sparse_matmul(sorted.with_edge_mask(m_sorted).adjacency(false, normalize), Var(h));
+    const Var y_shuffled = ops::sparse_matmul(shuffled.with_edge_mask(m_shuffled).adjacency(false, normalize), Var(h));
+    CHECK(std::equal(y_sorted.value().data(), y_sorted.value().data() + 36, y_shuffled.value().data()));
+    ops::sum(y_sorted).backward();
+    ops::sum(y_shuffled).backward();
+    for (int64_t e = 0; e < e_count; ++e) CHECK(m_sorted.grad()[e] == m_shuffled.grad()[order[e]]);
+  }
 }

@@ -23,13 +23,15 @@ namespace {
 
 // The GNNExplainer authors' GCN as the ba-shapes preset builds it: three gcn layers without
 // normalisation, normalize_hidden, jumping knowledge "cat" into a node_linear head.
-Json jumping_knowledge_gcn(int64_t features, int64_t classes) {
+Json jumping_knowledge_gcn(int64_t features, int64_t classes, bool batch_norm = false) {
   Json layers = Json::array();
   for (int i = 0; i < 3; ++i) {
     layers.push_back({{"type", "gcn"},
                       {"config",
                        {{"in_channels", i == 0 ? features : 6}, {"out_channels", 6}, {"normalize", false},
                         {"add_self_loops", false}, {"seed", 20 + i}}}});
+    // As the ba-community preset: the head reads the normalised outputs, not the layers'.
+    if (batch_norm) layers.push_back({{"type", "batch_norm"}, {"config", {{"in_channels", 6}}}});
   }
   layers.push_back({{"type", "node_linear"}, {"config", {{"in_channels", 18}, {"out_channels", classes}, {"seed", 30}}}});
   return {{"layers", layers}, {"activation", "relu"}, {"jumping_knowledge", "cat"}, {"normalize_hidden", true}};
@@ -39,12 +41,14 @@ Json jumping_knowledge_gcn(int64_t features, int64_t classes) {
 
 TEST_CASE("target forward: logits and gradients of each copy are the whole computation graph's", "[explain]") {
   ScopedThreads threads(1);
-  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
+  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn", "jk-gcn-bn"}) {
     CAPTURE(layer);
     const bool typed = layer == "rgcn";
     const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, typed, 14), true);
     auto registry = graph_registry();
-    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    NodeClassifier model(layer.rfind("jk-gcn", 0) == 0 ? jumping_knowledge_gcn(4, 3, layer == "jk-gcn-bn")
+                                                     : two_layer_model(layer, full),
+                         *registry);
     model.eval();
     const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
     const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3, cls = 1;
@@ -104,8 +108,13 @@ TEST_CASE("target forward: predicted class and value of one copy are the computa
     const ComputationGraph cg = computation_graph(full, target, message_passing_hops(model));
     const TargetForward one(model, cg, 1);
     CHECK(predicted_class(model, one) == predicted_class(model, cg.data, cg.target));
+    // The memoised forward of TargetForwards gives the same class and the same bits.
+    TargetForwards passes(model, cg);
+    CHECK(predicted_class(passes) == predicted_class(model, one));
     NoGradGuard no_grad;
-    CHECK(target_log_probability(model, one, one.features(), Var(), 2).value().item() ==
+    const double value = target_log_probability(model, one, one.features(), Var(), 2).value().item();
+    CHECK(input_log_probability(passes, 2) == value);
+    CHECK(value ==
           Approx(target_log_probability(model, cg.data.features, cg.data.graph, {cg.target}, {2}).value().item())
               .margin(1e-6));
   }

@@ -8,6 +8,15 @@
 
 namespace attend::graph {
 
+namespace {
+// The first class of the largest logit of `logits` [1, C].
+int64_t arg_max(const Tensor& logits) {
+  int64_t best = 0;
+  for (int64_t k = 1; k < logits.dim(1); ++k) best = logits[k] > logits[best] ? k : best;
+  return best;
+}
+}  // namespace
+
 Var target_log_probability(const NodeClassifier& model, const NodeFeatures& x, const GraphContext& graph,
                            const std::vector<int64_t>& rows, const std::vector<int64_t>& classes) {
   ATTEND_CHECK(rows.size() == classes.size() && !rows.empty(), rows.size() << " target rows, " << classes.size() << " classes");
@@ -23,22 +32,29 @@ Var target_log_probability(const NodeClassifier& model, const NodeFeatures& x, c
 
 Var target_log_probability(const NodeClassifier& model, const TargetForward& pass, const NodeFeatures& x,
                            const Var& edge_mask, int64_t cls) {
-  const Var logits = pass.logits(model, x, edge_mask);  // [copies, C]
-  const int64_t c = logits.dim(1);
+  return class_log_probability(pass.logits(model, x, edge_mask), cls);
+}
+
+Var class_log_probability(const Var& logits, int64_t cls) {
+  const int64_t copies = logits.dim(0), c = logits.dim(1);  // logits [copies, C]
   ATTEND_CHECK(cls >= 0 && cls < c, "class " << cls << " of a model with " << c << " classes");
-  Tensor pick({pass.copies(), c}, 0.0f);  // [copies, C] one-hot of cls
-  for (int64_t k = 0; k < pass.copies(); ++k) pick[k * c + cls] = 1.0f;
+  Tensor pick({copies, c}, 0.0f);  // [copies, C] one-hot of cls
+  for (int64_t k = 0; k < copies; ++k) pick[k * c + cls] = 1.0f;
   return ops::sum(ops::mul(ops::log_softmax(logits), Var(pick)));
+}
+
+double input_log_probability(TargetForwards& passes, int64_t cls) {
+  NoGradGuard no_grad;
+  return static_cast<double>(class_log_probability(Var(passes.input_logits()), cls).value().item());
 }
 
 int64_t predicted_class(const NodeClassifier& model, const TargetForward& pass) {
   ATTEND_CHECK(pass.copies() == 1, "the predicted class of a pass over " << pass.copies() << " copies");
   NoGradGuard no_grad;
-  const Tensor logits = pass.logits(model, pass.features(), Var()).value();  // [1, C]
-  int64_t best = 0;
-  for (int64_t k = 1; k < logits.dim(1); ++k) best = logits[k] > logits[best] ? k : best;
-  return best;
+  return arg_max(pass.logits(model, pass.features(), Var()).value());
 }
+
+int64_t predicted_class(TargetForwards& passes) { return arg_max(passes.input_logits()); }
 
 int64_t predicted_class(const NodeClassifier& model, const PreparedNodeData& data, int64_t row) {
   NoGradGuard no_grad;

@@ -92,8 +92,8 @@ GnnExplanation gnn_explainer(const NodeClassifier& model, const PreparedNodeData
                "class " << explained_class << " of " << data.dataset.num_classes);
   ATTEND_CHECK(options.epochs >= 1 && options.lr > 0.0, "gnn_explainer: " << options.epochs << " epochs, lr " << options.lr);
   const FrozenParameters frozen(model);
-  const GraphContext& graph = cg.data.graph;
-  const int64_t n = cg.num_nodes(), n_edges = graph.plain().num_edges();
+  const TargetForward pass(model, cg, 1);  // each layer only where the target reads it
+  const int64_t n = cg.num_nodes(), n_edges = cg.data.graph.plain().num_edges();
   const bool features = options.learn_feature_mask && cg.data.features.cols() > 0;
 
   // Initialisation (PyG's _initialize_masks): edge logits N(0, (sqrt(2) sqrt(2 / 2N))^2),
@@ -117,9 +117,8 @@ GnnExplanation gnn_explainer(const NodeClassifier& model, const PreparedNodeData
   std::vector<int64_t> hard_edges, hard_features;
   for (int epoch = 0; epoch < options.epochs; ++epoch) {
     arena.zero_grad();
-    const GraphContext masked = graph.with_edge_mask(ops::sigmoid(edge_logits));
     const NodeFeatures input = features ? NodeFeatures(ops::mul(Var(x), ops::sigmoid(feature_logits))) : cg.data.features;
-    Var loss = ops::scale(target_log_probability(model, input, masked, {cg.target}, {explained_class}), -1.0f);
+    Var loss = ops::scale(target_log_probability(model, pass, input, ops::sigmoid(edge_logits), explained_class), -1.0f);
     if (epoch > 0) {
       loss = ops::add(loss, mask_penalty(edge_logits, hard_edges, options.edge_size, true, options.edge_entropy, options.eps));
       if (features) {

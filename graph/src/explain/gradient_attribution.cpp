@@ -7,8 +7,8 @@ namespace attend::graph {
 
 FeatureGradient feature_gradient(const NodeClassifier& model, const TargetForward& pass, const Tensor& features,
                                  int64_t cls) {
-  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == pass.features().rows(),
-               "features " << shape_to_string(features.shape()) << " for a pass over " << pass.features().rows() << " rows");
+  ATTEND_CHECK(features.rank() == 2 && features.dim(0) == pass.input_rows(),
+               "features " << shape_to_string(features.shape()) << " for a pass over " << pass.input_rows() << " rows");
   Var x(features, true);
   Var f = target_log_probability(model, pass, NodeFeatures(x), Var(), cls);
   f.backward();

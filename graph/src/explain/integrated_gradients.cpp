@@ -17,7 +17,7 @@ IntegratedGradients integrated_gradients_features(TargetForwards& passes, int64_
     return static_cast<double>(
         target_log_probability(passes.model(), passes.copies(1), NodeFeatures(Var(features)), Var(), cls).value().item());
   };
-  return integrate_from_zero(x, path, per_batch, value, [&](const Tensor& features, int64_t copies) -> PathGradient {
+  return integrate_from_zero(x, input_log_probability(passes, cls), path, per_batch, value, [&](const Tensor& features, int64_t copies) -> PathGradient {
     const FeatureGradient g = feature_gradient(passes.model(), passes.copies(copies), features, cls);
     return {g.value, g.gradient};
   });
@@ -33,7 +33,7 @@ IntegratedGradients integrated_gradients_edges(TargetForwards& passes, int64_t c
     const TargetForward& pass = passes.copies(1);
     return static_cast<double>(target_log_probability(passes.model(), pass, pass.features(), Var(mask), cls).value().item());
   };
-  return integrate_from_zero(Tensor({e_count}, 1.0f), path, per_batch, value,
+  return integrate_from_zero(Tensor({e_count}, 1.0f), input_log_probability(passes, cls), path, per_batch, value,
                              [&](const Tensor& mask, int64_t copies) -> PathGradient {
                                const TargetForward& pass = passes.copies(copies, TargetForward::Input::kShared);
                                const EdgeGradient g = edge_gradient(passes.model(), pass, mask, cls);

@@ -98,16 +98,13 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   const TargetForward& one = passes.copies(1);
   NodeExplanation out;
   out.node = node;
-  out.predicted_class = predicted_class(model, one);
+  out.predicted_class = predicted_class(passes);
   out.explained_class = options.class_id >= 0 ? options.class_id : out.predicted_class;
   if (out.explained_class >= data.dataset.num_classes) {
     throw InputError("class " + std::to_string(out.explained_class) + " does not exist: the dataset has " +
                      std::to_string(data.dataset.num_classes) + " classes");
   }
-  {
-    NoGradGuard no_grad;
-    out.value = target_log_probability(model, one, one.features(), Var(), out.explained_class).value().item();
-  }
+  out.value = input_log_probability(passes, out.explained_class);
   // Explained edges in full-graph edge id order.
   std::vector<std::size_t> order(cg.explained.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

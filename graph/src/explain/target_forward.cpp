@@ -69,16 +69,24 @@ std::vector<int64_t> rows_in(const RowLayout& to, const RowLayout& from, int64_t
   return out;
 }
 
-// Entries `index` of the 1-D Var `x`.
-Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
-  const auto count = static_cast<int64_t>(index.size());
-  return ops::reshape(ops::gather_rows(ops::reshape(x, {x.value().numel(), 1}), index), {count});
+// Entries `index` of the 1-D Var `x` [index.size()], for an `index` without repeats (a
+// layer's mask positions): the backward adds each entry's gradient to its one source, with
+// none of the grouping by destination that ops::gather_rows' backward does for repeats.
+Var gather_distinct_entries(const Var& x, std::shared_ptr<const std::vector<int64_t>> index) {
+  const float* from = x.value().data();
+  Tensor out({static_cast<int64_t>(index->size())});  // [M]
+  for (std::size_t m = 0; m < index->size(); ++m) out[static_cast<int64_t>(m)] = from[(*index)[m]];
+  return Var::from_op(std::move(out), {x}, [x, index](const Tensor&, const Tensor& gy) {
+    if (!x.requires_grad()) return;
+    float* gx = x.grad_mut().data();
+    for (std::size_t m = 0; m < index->size(); ++m) gx[(*index)[m]] += gy[static_cast<int64_t>(m)];
+  });
 }
 
 }  // namespace
 
 TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
-    : copies_(copies), target_(cg.target) {
+    : copies_(copies), target_(cg.target), cg_(&cg) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
   ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
@@ -88,6 +96,11 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
   const int64_t n = cg.num_nodes();
   num_edges_ = plain.num_edges();
   const bool shared = input == Input::kShared && copies > 1;
+  std::vector<int64_t> node_plain_degree(n), node_looped_degree(n);  // [n] in the whole graph
+  for (int64_t v = 0; v < n; ++v) {
+    node_plain_degree[v] = cg.data.graph.normalization_degree(v, false);
+    node_looped_degree[v] = cg.data.graph.normalization_degree(v, true);
+  }
 
   int after = cg.hops;  // message-passing layers after the current one
   std::vector<RowLayout> layouts;  // per layer, its input (and output) rows
@@ -101,54 +114,76 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     const bool last = i + 1 == layers.size();
     if (i == 0) {
       ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
-      features_ = copies == 1 ? cg.data.features
-                              : NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*cg.data.features.sparse, rows.node)));
-    } else if (last && model.concatenates_hidden()) {
-      for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
+      input_nodes_ = rows.node;
     } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
-      layer.input_rows = rows_in(rows, layouts[i - 1], n);
+      layers_[i - 1].output_rows = rows_in(rows, layouts[i - 1], n);  // kept in this layer's order
+    }
+    if (i > 0 && last && model.concatenates_hidden()) {  // hidden layer j is kept in layer j + 1's rows
+      for (std::size_t j = 0; j < i; ++j) {
+        if (!model.joins_head_input(j)) continue;
+        const bool same = rows.node == layouts[j + 1].node && rows.copy == layouts[j + 1].copy;
+        head_rows_.push_back(same ? std::vector<int64_t>{} : rows_in(rows, layouts[j + 1], n));
+      }
     }
 
-    std::vector<int64_t> one;  // plain edges into a node whose output is read, from a node of this layer
+    // Plain edges into a node whose output is read, from a node of this layer, ordered by
+    // (destination row, source row) of copy 0. Copy k's rows are copy 0's shifted by the same
+    // offset, or a shared row, after every copy's, so every copy keeps that order and the
+    // layer's edges come in (row, column) order: the adjacency is stored as given.
+    std::vector<int64_t> one;
     for (int64_t e = 0; e < num_edges_; ++e) {
       if (cg.distance[plain.dst[e]] <= after && cg.distance[plain.src[e]] <= reach) one.push_back(e);
     }
-    const std::size_t count = static_cast<std::size_t>(copies) * one.size();
-    std::vector<int64_t> src, dst, relation, kept;  // [copies E_layer]
-    src.reserve(count);
-    dst.reserve(count);
-    relation.reserve(count);
-    kept.reserve(count);
-    layer.mask_index.reserve(count);
+    std::stable_sort(one.begin(), one.end(), [&](int64_t a, int64_t b) {
+      const int64_t da = rows.row[plain.dst[a]], db = rows.row[plain.dst[b]];
+      return da != db ? da < db : rows.row[plain.src[a]] < rows.row[plain.src[b]];
+    });
+    const auto per_copy = static_cast<int64_t>(one.size());
+    const auto count = static_cast<std::size_t>(copies * per_copy);
+    std::vector<int64_t> src(count), dst(count), relation(count);  // [copies E_layer]
+    std::vector<int64_t> mask_index(count);
     for (int64_t k = 0; k < copies; ++k) {
       const int64_t* row = rows.row.data() + k * n;
-      for (int64_t e : one) {
-        src.push_back(row[plain.src[e]]);
-        dst.push_back(row[plain.dst[e]]);
-        relation.push_back(plain.relation[e]);
-        kept.push_back(e);
-        layer.mask_index.push_back(k * num_edges_ + e);
+      const int64_t first = k * per_copy;
+      for (int64_t j = 0; j < per_copy; ++j) {
+        const int64_t e = one[j];
+        src[first + j] = row[plain.src[e]];
+        dst[first + j] = row[plain.dst[e]];
+        relation[first + j] = plain.relation[e];
+        mask_index[first + j] = k * num_edges_ + e;
       }
     }
+    layer.mask_index = std::make_shared<const std::vector<int64_t>>(std::move(mask_index));
     std::vector<int64_t> plain_degree, looped_degree;  // of each row's node in the whole graph
     plain_degree.reserve(rows.node.size());
     looped_degree.reserve(rows.node.size());
     for (int64_t v : rows.node) {
-      plain_degree.push_back(cg.data.graph.normalization_degree(v, false));
-      looped_degree.push_back(cg.data.graph.normalization_degree(v, true));
+      plain_degree.push_back(node_plain_degree[v]);
+      looped_degree.push_back(node_looped_degree[v]);
     }
     layer.graph = GraphContext::from_edges(static_cast<int64_t>(rows.node.size()), cg.data.graph.num_relations(),
                                            std::move(src), std::move(dst), std::move(relation));
     layer.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
     if (plain.has_edge_features()) {
       const int64_t width = plain.edge_features.dim(1);
-      Tensor rows_of_edges({static_cast<int64_t>(kept.size()), width});  // [copies E_layer, D]
+      Tensor rows_of_edges({static_cast<int64_t>(count), width});  // [copies E_layer, D]
       float* out = rows_of_edges.data();
-      for (int64_t e : kept) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      for (int64_t k = 0; k < copies; ++k) {
+        for (int64_t e : one) out = std::copy_n(plain.edge_features.data() + e * width, width, out);
+      }
       layer.graph.set_edge_features(rows_of_edges);
     }
   }
   for (int64_t k = 0; k < copies; ++k) target_rows_.push_back(layouts.back().row[k * n + cg.target]);
+}
+
+const NodeFeatures& TargetForward::features() const {
+  std::call_once(features_built_, [&] {
+    features_ = copies_ == 1 ? cg_->data.features
+                             : NodeFeatures(std::make_shared<const SparseMatrix>(
+                                   select_rows(*cg_->data.features.sparse, input_nodes_)));
+  });
+  return features_;
 }
 
 Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, const Var& edge_mask) const {
@@ -156,23 +191,27 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
   ATTEND_CHECK(!edge_mask.defined() || edge_mask.value().numel() == copies_ * num_edges_,
                "edge mask of " << edge_mask.value().numel() << " entries for " << copies_ << " x " << num_edges_ << " edges");
   NodeFeatures h = x;
-  std::vector<Var> hidden;  // jumping_knowledge "cat": each hidden layer's output on its rows
+  std::vector<Var> hidden;  // jumping_knowledge "cat": each hidden layer's kept output
   Var out;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer& layer = layers_[i];
     const bool last = i + 1 == layers_.size();
     if (last && model.concatenates_hidden()) {
       std::vector<Var> parts;
-      for (std::size_t j = 0; j < hidden.size(); ++j) parts.push_back(ops::gather_rows(hidden[j], head_rows_[j]));
+      for (std::size_t j = 0; j < hidden.size(); ++j) {
+        parts.push_back(head_rows_[j].empty() ? hidden[j] : ops::gather_rows(hidden[j], head_rows_[j]));
+      }
       h = NodeFeatures(ops::concat(parts));
-    } else if (!layer.input_rows.empty()) {
-      h = NodeFeatures(ops::gather_rows(out, layer.input_rows));
+    } else if (i > 0) {
+      h = NodeFeatures(out);
     }
-    const bool masked = edge_mask.defined() && !layer.mask_index.empty();
-    out = model.layer_forward(i, h, masked ? layer.graph.with_edge_mask(gather_entries(edge_mask, layer.mask_index))
-                                           : layer.graph,
-                              0);
-    if (!last && model.concatenates_hidden()) hidden.push_back(out);
+    const bool masked = edge_mask.defined() && !layer.mask_index->empty();
+    out = model.unfinished_layer_forward(
+        i, h, masked ? layer.graph.with_edge_mask(gather_distinct_entries(edge_mask, layer.mask_index)) : layer.graph,
+        0);
+    if (!layer.output_rows.empty()) out = ops::gather_rows(out, layer.output_rows);
+    out = model.finish_layer(i, out);
+    if (model.joins_head_input(i)) hidden.push_back(out);
   }
   return ops::gather_rows(out, target_rows_);
 }
@@ -182,6 +221,15 @@ const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input
   std::unique_ptr<TargetForward>& pass = built_[{copies, input}];
   if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies, input);
   return *pass;
+}
+
+const Tensor& TargetForwards::input_logits() {
+  if (input_logits_.numel() == 0) {
+    NoGradGuard no_grad;
+    const TargetForward& one = copies(1);
+    input_logits_ = one.logits(model_, one.features(), Var()).value();
+  }
+  return input_logits_;
 }
 
 }  // namespace attend::graph

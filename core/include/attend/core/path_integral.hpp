@@ -65,5 +65,10 @@ struct PathIntegral {
 /// come from one call of `value` each.
 PathIntegral integrate_from_zero(const Tensor& input, const PathSteps& path, int64_t per_batch, const PathValueFn& value,
                                  const PathGradientFn& gradient, const PathProgressFn& progress = {});
+/// The same with f(input) given (`input_value`, computed by the caller for its own use):
+/// `value` is called for f(0) only.
+PathIntegral integrate_from_zero(const Tensor& input, double input_value, const PathSteps& path, int64_t per_batch,
+                                 const PathValueFn& value, const PathGradientFn& gradient,
+                                 const PathProgressFn& progress = {});
 
 }  // namespace attend

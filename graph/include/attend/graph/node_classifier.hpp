@@ -53,6 +53,14 @@ class NodeClassifier : public Module {
   /// the model through this, one layer over all nodes at a time.
   Var layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
                     AttentionExport* attention = nullptr) const;
+  /// Layer i's own forward as layer_forward runs it (the same dropout seed), before
+  /// finish_layer: layer_forward = finish_layer(i, unfinished_layer_forward(...)).
+  Var unfinished_layer_forward(std::size_t i, const NodeFeatures& h, const GraphContext& graph, uint64_t seed,
+                               AttentionExport* attention = nullptr) const;
+  /// What layer_forward does after layer i's own forward, on its output `out` [M, C_i]:
+  /// L2 normalisation and the activation (nothing for the last layer). Row by row, so it
+  /// commutes with taking rows of `out` (TargetForward keeps the rows it reads first).
+  Var finish_layer(std::size_t i, const Var& out) const;
   /// Whether the last layer reads the concatenation of the hidden layers' outputs
   /// (jumping_knowledge "cat") instead of the previous layer's.
   bool concatenates_hidden() const { return concat_hidden_; }

@@ -25,9 +25,17 @@ Var target_log_probability(const NodeClassifier& model, const NodeFeatures& x, c
 Var target_log_probability(const NodeClassifier& model, const TargetForward& pass, const NodeFeatures& x,
                            const Var& edge_mask, int64_t cls);
 
+/// f of the logits [copies, C] of a TargetForward pass: the sum over copies of log softmax's
+/// entry `cls`.
+Var class_log_probability(const Var& logits, int64_t cls);
+/// f at the computation graph's own input (TargetForwards::input_logits; no gradient).
+double input_log_probability(TargetForwards& passes, int64_t cls);
+
 /// The arg-max class of node `row` of `data` (no gradient).
 int64_t predicted_class(const NodeClassifier& model, const PreparedNodeData& data, int64_t row);
 /// The arg-max class of the target of a one-copy pass, at its own input (no gradient).
 int64_t predicted_class(const NodeClassifier& model, const TargetForward& pass);
+/// The arg-max class of the target at the computation graph's own input (input_logits).
+int64_t predicted_class(TargetForwards& passes);
 
 }  // namespace attend::graph

@@ -20,7 +20,10 @@
 ///
 /// DEVIATION: PyG is usually run on the whole graph; we run on the target's computation
 /// graph (computation_graph.hpp), which gives the target the same logits, so only N in the
-/// edge initialisation differs. A mean over no hard entries is taken as 0 (PyG gives NaN).
+/// edge initialisation differs. Each epoch is a one-copy TargetForward pass
+/// (target_forward.hpp: each layer only where the target reads it, so the layer must read
+/// only its in-neighbours); an edge no layer reads gets the zero gradient it gets on the
+/// whole computation graph. A mean over no hard entries is taken as 0 (PyG gives NaN).
 
 #include <cstdint>
 #include <vector>

@@ -11,6 +11,9 @@
 /// of the computation graph (a TargetForward pass, target_forward.hpp, which computes each
 /// layer only where the target reads it), copy k holding a_k x (or the mask a_k 1), where a_k
 /// is the rule's k-th point.
+/// f(input) is the explained value of TargetForwards::input_logits (the one forward that
+/// also gives the predicted class; the unmasked pass equals the all-ones mask's), f(0) one
+/// more forward.
 /// With a gap bound (PathSteps::max_gap) the rule is refined per call until the gap is
 /// within it or the step cap, and the steps used are reported.
 

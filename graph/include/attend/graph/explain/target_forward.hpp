@@ -10,9 +10,11 @@
 /// d(v) <= r_i, in the computation graph's edge order, with its normalisation degrees and
 /// edge features. Every in-edge of such a node is kept, so for any layer that reads only
 /// in-edges and in-degrees (NodeLayer::reads_in_neighbors_only) its rows there are those of
-/// the whole computation graph; the rows beyond are computed but never read. Between layers
-/// the rows still needed are gathered (ops::gather_rows); with jumping_knowledge "cat" the
-/// head reads each hidden layer's rows of its own input nodes. The first layer reads every
+/// the whole computation graph; the rows beyond are computed by the layer but dropped at
+/// once: the rows the next layer reads are gathered (ops::gather_rows) from the layer's own
+/// output before its L2 normalisation and activation (NodeClassifier::finish_layer, row by
+/// row), so those run only where they are read; with jumping_knowledge "cat" the head reads
+/// each hidden layer's rows of its own input nodes. The first layer reads every
 /// node of the computation graph (d(v) <= L), so the input is the computation graph's.
 ///
 /// For the BA-Shapes preset (3 GCN layers and a node_linear head, about 50 nodes) the second
@@ -31,6 +33,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -46,7 +49,7 @@ class TargetForward {
   enum class Input { kPerCopy, kShared };
 
   /// The pass of `model` over `copies` copies of `cg` (built for this model: cg.hops is its
-  /// message-passing layer count). Throws attend::Error for a layer that reads more than its
+  /// message-passing layer count; `cg` must outlive the pass). Throws attend::Error for a layer that reads more than its
   /// in-neighbours.
   TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
                 Input input = Input::kPerCopy);
@@ -56,9 +59,11 @@ class TargetForward {
   int64_t target() const { return target_; }
   /// Plain edges of the computation graph, per copy (the mask holds copies x this many).
   int64_t num_edges() const { return num_edges_; }
-  /// The computation graph's input features in the rows of the pass (sparse): [copies n, F],
-  /// or with Input::kShared fewer rows.
-  const NodeFeatures& features() const { return features_; }
+  /// Rows of the input: copies n, or with Input::kShared fewer.
+  int64_t input_rows() const { return static_cast<int64_t>(input_nodes_.size()); }
+  /// The computation graph's input features in the rows of the pass (sparse): [input_rows(), F],
+  /// gathered on first use (a pass whose input is given never builds them).
+  const NodeFeatures& features() const;
 
   /// The target's logits in each copy [copies, C] for the input `x` ([copies n, F]; with
   /// Input::kShared it must be features()) and, when
@@ -69,17 +74,24 @@ class TargetForward {
 
  private:
   struct Layer {
-    /// [copies m] the rows of the previous layer's output this layer reads; empty: all of them.
-    std::vector<int64_t> input_rows;
     GraphContext graph;               ///< the layer's nodes and edges, for all copies
-    std::vector<int64_t> mask_index;  ///< [copies E_layer] position of each edge's mask entry
+    /// [copies E_layer] position of each edge's mask entry (no repeats)
+    std::shared_ptr<const std::vector<int64_t>> mask_index;
+    /// The rows of the layer's own output that later layers read, in the next layer's row
+    /// order, kept before NodeClassifier::finish_layer; empty: all of them.
+    std::vector<int64_t> output_rows;
   };
   int64_t copies_ = 1;
   int64_t target_ = -1;
   int64_t num_edges_ = 0;
-  NodeFeatures features_;
+  const ComputationGraph* cg_ = nullptr;
+  std::vector<int64_t> input_nodes_;  ///< [input_rows()] local node of each input row
+  mutable std::once_flag features_built_;
+  mutable NodeFeatures features_;
   std::vector<Layer> layers_;
-  /// jumping_knowledge "cat": per hidden layer, the rows of its output the head reads.
+  /// jumping_knowledge "cat": per hidden layer joining the head's input
+  /// (NodeClassifier::joins_head_input), the rows of its kept output the head reads (empty:
+  /// all of them, in order).
   std::vector<std::vector<int64_t>> head_rows_;
   std::vector<int64_t> target_rows_;  ///< [copies] the target's row in the last layer's output
 };
@@ -93,10 +105,15 @@ class TargetForwards {
   const NodeClassifier& model() const { return model_; }
   const ComputationGraph& graph() const { return cg_; }
   const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
+  /// The target's logits [1, C] at the computation graph's own input (no mask, nothing
+  /// recorded), computed on first use: the predicted class, the explained value and
+  /// integrated gradients' f(input) all read this one forward.
+  const Tensor& input_logits();
 
  private:
   const NodeClassifier& model_;
   const ComputationGraph& cg_;
+  Tensor input_logits_;  ///< [1, C], empty until computed
   std::map<std::pair<int64_t, TargetForward::Input>, std::unique_ptr<TargetForward>> built_;
 };
 
