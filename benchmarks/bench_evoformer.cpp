@@ -98,14 +98,14 @@ nlohmann::json time_modules(const bio::EvoformerBlockOptions& o, const bench::Ev
                             const Var& z, int repeats, bool warmup) {
   using namespace bio;
   Rng rng(o.seed);
-  MsaRowAttention row({o.c_m, o.c_z, o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()});
-  MsaColumnAttention col({o.c_m, o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()});
+  MsaRowAttention row({{o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}, o.c_m, o.c_z});
+  MsaColumnAttention col({{o.c_hidden_msa_att, o.n_heads_msa, o.chunk_size, rng.split()}, o.c_m});
   MsaTransition msa_transition({o.c_m, o.transition_n, rng.split()});
   OuterProductMean opm({o.c_m, o.c_z, o.c_hidden_opm, rng.split()});
   TriangleMultiplication mul_out({o.c_z, o.c_hidden_mul, rng.split()}, true);
   TriangleMultiplication mul_in({o.c_z, o.c_hidden_mul, rng.split()}, false);
-  TriangleAttention att_start({o.c_z, o.c_hidden_pair_att, o.n_heads_pair, o.chunk_size, rng.split()}, true);
-  TriangleAttention att_end({o.c_z, o.c_hidden_pair_att, o.n_heads_pair, o.chunk_size, rng.split()}, false);
+  TriangleAttention att_start({{o.c_hidden_pair_att, o.n_heads_pair, o.chunk_size, rng.split()}, o.c_z}, true);
+  TriangleAttention att_end({{o.c_hidden_pair_att, o.n_heads_pair, o.chunk_size, rng.split()}, o.c_z}, false);
   PairTransition pair_transition({o.c_z, o.transition_n, rng.split()});
   struct Run {
     const Module* module;
