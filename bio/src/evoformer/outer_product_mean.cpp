@@ -17,6 +17,19 @@ namespace {
 constexpr int64_t kPartialRows = 32;  // backward: least rows i per partial sum of db and dw
 constexpr int64_t kMaxPartials = 16;  // backward: most partials (each [S, N, C]); more rows per block beyond
 constexpr int64_t kProductRows = 8;   // rows i per outer product (m = 8 C) and per product of da and db (k = 8 C)
+constexpr int64_t kSumBlock = 1 << 14;  // elements per work item of the partials' sum
+
+// dst [rows, N, C1 * C2] <- src [rows, C1, N * C2]: dst[r, j, c1 * C + c2] = src[r, c1, j * C + c2]
+// (C = C1 = C2). One contiguous run of C floats per (r, c1, j), copied by an inlined loop.
+void swap_middle_axes(const float* src, int64_t rows, int64_t n, int64_t c, float* dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c1 = 0; c1 < c; ++c1) {
+      const float* __restrict from = src + (r * c + c1) * n * c;
+      float* __restrict to = dst + r * n * c * c + c1 * c;
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t c2 = 0; c2 < c; ++c2) to[j * c * c + c2] = from[j * c + c2];
+    }
+}
 
 // o [rows, N, C * C] = rows i0 .. i0 + rows of the mean outer product:
 // o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch [rows * C, N * C].
@@ -26,10 +39,7 @@ void outer_rows(const float* a, const float* b, int64_t s, int64_t n, int64_t c,
   // p [rows * C, N * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b [S, N * C]
   gemm(true, false, rows * c, n * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b, n * c,
        0.0f, p, n * c);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c1 = 0; c1 < c; ++c1)
-      for (int64_t j = 0; j < n; ++j)
-        std::copy_n(p + (r * c + c1) * n * c + j * c, c, o + (r * n + j) * c * c + c1 * c);
+  swap_middle_axes(p, rows, n, c, o);
 }
 
 }  // namespace
@@ -86,10 +96,11 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
           const float* gy_i = gy.data() + i * n * cz;  // [N, c_z]
           if (ga || db_part) {  // dO_i [N, C1 * C2] = dy_i w^T, laid out as dP_i [C1, N * C2]
             gemm(false, true, n, cc, cz, 1.0f, gy_i, cz, wp, cz, 0.0f, d_o.data(), cc);
-            float* d_p_i = d_p.data() + (i - r0) * c * n * c;
+            float* __restrict d_p_i = d_p.data() + (i - r0) * c * n * c;
+            const float* __restrict d_o_i = d_o.data();
             for (int64_t c1 = 0; c1 < c; ++c1)
               for (int64_t j = 0; j < n; ++j)
-                std::copy_n(d_o.data() + j * cc + c1 * c, c, d_p_i + c1 * n * c + j * c);
+                for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
           }
         }
         // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T
@@ -99,11 +110,16 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
           gemm(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f, db_part, n * c);
       }
     });
+    // grad[e] += partial 0 [e] + partial 1 [e] + ..., in block order for every element
+    // (parallel over elements: the order of each element's sum does not depend on threads).
     auto add_partials = [n_blocks](const std::vector<float>& partial, int64_t size, float* grad) {
-      for (int64_t block = 0; block < n_blocks; ++block) {
-        const float* part = partial.data() + block * size;
-        for (int64_t e = 0; e < size; ++e) grad[e] += part[e];
-      }
+      parallel_for_blocks(size, kSumBlock, [&](int64_t lo, int64_t hi) {
+        for (int64_t block = 0; block < n_blocks; ++block) {
+          const float* __restrict part = partial.data() + block * size;
+          float* __restrict g = grad;
+          for (int64_t e = lo; e < hi; ++e) g[e] += part[e];
+        }
+      });
     };
     if (need_b) add_partials(db_partial, db_size, b.grad_mut().data());
     if (need_w) add_partials(dw_partial, dw_size, w.grad_mut().data());
