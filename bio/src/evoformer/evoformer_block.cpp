@@ -70,18 +70,18 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
   // One module's update, through attend::recompute when checkpointing, except for the outer
   // product mean (it keeps little: a, b [n_seq, n_res, c_hidden_opm], and its forward is the
-  // block's costliest), the last three modules, the triangle attentions and the pair
-  // transition (the backward reaches them first, so their kept intermediates - q, k, v, gate
-  // and output in the heads layout; the transition's hidden layer - add less to the peak than
-  // recomputing them costs) and the MSA row attention, whose forward costs the most per MiB
-  // kept. n_seq 128, n_res 256, 1 thread: keeping the row attention costs 155 MiB of peak
-  // (1.65 -> 1.80 GiB, 45 % of PyTorch's) and saves its forward (about 190 ms CPU); keeping
-  // the column attention as well would reach 1.99 GiB, half of PyTorch's, so it is recomputed,
-  // like the MSA transition (112 MiB for 30 ms) and the triangle multiplications (260 MiB
-  // each for 190 ms).
+  // block's costliest), the last four modules, the triangle attentions, the incoming triangle
+  // multiplication and the pair transition (the backward reaches them first, so their kept
+  // intermediates add less to the peak than recomputing them costs) and the MSA row attention,
+  // whose forward costs the most per MiB kept. n_seq 128, n_res 256, 1 thread: keeping the row
+  // attention costs 155 MiB of peak and saves its forward (about 190 ms CPU); since the
+  // transitions no longer keep their hidden layer (relu_feed_forward, 1795 -> 1538 MiB) the
+  // incoming triangle multiplication is kept too (1538 -> 1754 MiB, below the 1795 of before,
+  // for about 130 ms of forward). The column attention (166 MiB for about 110 ms), the MSA
+  // transition and the outgoing triangle multiplication are recomputed.
   auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
-    const bool keep = &module == msa_row_ || &module == outer_product_mean_ || &module == tri_att_start_ ||
-                      &module == tri_att_end_ || &module == pair_transition_;
+    const bool keep = &module == msa_row_ || &module == outer_product_mean_ || &module == tri_mul_in_ ||
+                      &module == tri_att_start_ || &module == tri_att_end_ || &module == pair_transition_;
     if (!options_.checkpoint || keep) return f(inputs);
     std::vector<Var> parameters;
     for (const auto& [name, p] : module.named_parameters()) parameters.push_back(p);
