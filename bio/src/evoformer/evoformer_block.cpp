@@ -31,7 +31,7 @@ const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
                OptionRange::fraction())
           .add("chunk_size", &O::chunk_size, "handed to every attention; 0: automatic", OptionRange::at_least(0.0))
           .add("checkpoint", &O::checkpoint,
-               "recompute the intermediates of the MSA column attention, MSA transition and triangle multiplications in the backward pass")
+               "recompute the intermediates of the MSA column attention, MSA transition and outgoing triangle multiplication in the backward pass")
           .add("seed", &O::seed, "seeds the initialisation");
   return list;
 }
