@@ -91,7 +91,7 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   Var z = z_in;  // [n_res, n_res, c_z]
   const Var row = update(*msa_row_, [this](const std::vector<Var>& x) { return msa_row_->forward(x[0], x[1]); },
                          {m, z});                                               // [n_seq, n_res, c_m]
-  m = ops::add(m, shared_dropout(row, pm, stream(1), training, 0));            // [n_seq, n_res, c_m]
+  m = add_shared_dropout(m, row, pm, stream(1), training, 0);                  // [n_seq, n_res, c_m]
   auto apply = [&](const auto& module, const Var& x) {
     const auto* mp = &module;  // outlives the tape: a child of this block
     return update(module, [mp](const std::vector<Var>& v) { return mp->forward(v[0]); }, {x});
@@ -99,15 +99,15 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   m = ops::add(m, apply(*msa_col_, m));                                         // [n_seq, n_res, c_m]
   m = ops::add(m, apply(*msa_transition_, m));                                  // [n_seq, n_res, c_m]
   z = ops::add(z, apply(*outer_product_mean_, m));                              // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_mul_out_, z), pz, stream(2), training, 0));    // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_mul_in_, z), pz, stream(3), training, 0));     // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, apply(*tri_mul_out_, z), pz, stream(2), training, 0);  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, apply(*tri_mul_in_, z), pz, stream(3), training, 0);   // [n_res, n_res, c_z]
   auto triangle = [&](const TriangleAttention& module, const Var& x, Tensor* weights) {
     return weights ? module.forward(x, weights) : apply(module, x);
   };
-  z = ops::add(z, shared_dropout(triangle(*tri_att_start_, z, triangle_weights ? &triangle_weights->starting : nullptr),
-                                 pz, stream(4), training, 0));  // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(triangle(*tri_att_end_, z, triangle_weights ? &triangle_weights->ending : nullptr),
-                                 pz, stream(5), training, 1));  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, triangle(*tri_att_start_, z, triangle_weights ? &triangle_weights->starting : nullptr),
+                         pz, stream(4), training, 0);  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, triangle(*tri_att_end_, z, triangle_weights ? &triangle_weights->ending : nullptr),
+                         pz, stream(5), training, 1);  // [n_res, n_res, c_z]
   z = ops::add(z, apply(*pair_transition_, z));                                 // [n_res, n_res, c_z]
   return EvoformerState{m, z};
 }
