@@ -1,7 +1,10 @@
 // Row-wise and column-wise dropout (AF2 Alg. 6): one mask shared along an axis.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "attend/bio/evoformer/shared_dropout.hpp"
+#include "attend/core/ops/elementwise.hpp"
 #include "attend/core/parallel.hpp"
 #include "grad_check.hpp"
 
@@ -44,6 +47,42 @@ TEST_CASE("shared_dropout gradient", "[bio][grad]") {
     const auto r = testing::check_gradients(
         [axis](const std::vector<Var>& v) { return bio::shared_dropout(v[0], 0.4f, 9, true, axis); },
         {testing::random_tensor({3, 4, 5}, 3)});
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+// The output to one rounding (residual + x * keep may become one fused multiply-add), the
+// gradients bit for bit (the same code runs in both).
+TEST_CASE("add_shared_dropout equals add of shared_dropout, gradients bit for bit", "[bio]") {
+  const std::vector<Tensor> inputs = {testing::random_tensor({3, 70, 90}, 4), testing::random_tensor({3, 70, 90}, 5)};
+  for (int axis : {0, 1})
+    for (bool training : {true, false}) {
+      const auto fused = [axis, training](const std::vector<Var>& v) {
+        return bio::add_shared_dropout(v[0], v[1], 0.3f, 11, training, axis);
+      };
+      const auto plain = [axis, training](const std::vector<Var>& v) {
+        return ops::add(v[0], bio::shared_dropout(v[1], 0.3f, 11, training, axis));
+      };
+      const testing::OutputAndGradients got = testing::output_and_gradients(fused, inputs);
+      const testing::OutputAndGradients want = testing::output_and_gradients(plain, inputs);
+      for (int64_t e = 0; e < want.out.numel(); ++e)
+        REQUIRE(std::abs(got.out[e] - want.out[e]) <= 3e-7f);  // operands below 2.5 in magnitude
+      REQUIRE(bitwise_equal(got.grads[0], want.grads[0]));
+      REQUIRE(bitwise_equal(got.grads[1], want.grads[1]));
+    }
+  set_num_threads(1);
+  const Tensor one = bio::add_shared_dropout(Var(inputs[0]), Var(inputs[1]), 0.3f, 7, true, 1).value();
+  set_num_threads(2);
+  CHECK(bitwise_equal(one, bio::add_shared_dropout(Var(inputs[0]), Var(inputs[1]), 0.3f, 7, true, 1).value()));
+  CHECK_THROWS(bio::add_shared_dropout(Var(inputs[0]), Var(testing::random_tensor({3, 70, 89}, 6)), 0.3f, 7, true, 1));
+}
+
+TEST_CASE("add_shared_dropout gradient", "[bio][grad]") {
+  for (int axis : {0, 1}) {
+    const auto r = testing::check_gradients(
+        [axis](const std::vector<Var>& v) { return bio::add_shared_dropout(v[0], v[1], 0.4f, 9, true, axis); },
+        {testing::random_tensor({3, 4, 5}, 3), testing::random_tensor({3, 4, 5}, 4)});
     INFO(r.report);
     CHECK(r.ok);
   }

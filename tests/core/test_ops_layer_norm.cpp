@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/layer_norm.hpp"
 #include "grad_check.hpp"
+#include "scoped_threads.hpp"
 
 using namespace attend;
 using attend::testing::check_gradients;
@@ -50,4 +52,33 @@ TEST_CASE("layer_norm gradients", "[core][grad]") {
       [](const std::vector<Var>& v) { return ops::layer_norm(v[0], v[1], Var()); }, {x, gamma});
   INFO(scale_only.report);
   CHECK(scale_only.ok);
+}
+
+TEST_CASE("layer_norm with a row length that is not a whole number of lanes: gradients", "[core][grad]") {
+  // C = 37: two full lanes of 16 and a tail of 5 in every row statistic
+  const Tensor x = random_tensor({3, 37}, 8, -2.0f, 2.0f);
+  const Tensor gamma = random_tensor({37}, 9, 0.5f, 1.5f), beta = random_tensor({37}, 10);
+  auto r = check_gradients([](const std::vector<Var>& v) { return ops::layer_norm(v[0], v[1], v[2]); },
+                           {x, gamma, beta});
+  INFO(r.report);
+  CHECK(r.ok);
+}
+
+TEST_CASE("layer_norm: 1 and 2 threads give the same bits over several row blocks", "[core]") {
+  // 700 rows: blocks of 256, 256 and 188 rows, each with its own dgamma / dbeta partial
+  const std::vector<Tensor> inputs = {random_tensor({700, 37}, 11, -3.0f, 3.0f), random_tensor({37}, 12),
+                                      random_tensor({37}, 13)};
+  auto f = [](const std::vector<Var>& v) { return ops::layer_norm(v[0], v[1], v[2]); };
+  testing::OutputAndGradients one, two;
+  {
+    testing::ScopedThreads threads(1);
+    one = testing::output_and_gradients(f, inputs);
+  }
+  {
+    testing::ScopedThreads threads(2);
+    two = testing::output_and_gradients(f, inputs);
+  }
+  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
 }

@@ -31,7 +31,7 @@ const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
                OptionRange::fraction())
           .add("chunk_size", &O::chunk_size, "handed to every attention; 0: automatic", OptionRange::at_least(0.0))
           .add("checkpoint", &O::checkpoint,
-               "recompute the intermediates of the MSA column attention, MSA transition and triangle multiplications in the backward pass")
+               "recompute the intermediates of the MSA column attention, MSA transition and outgoing triangle multiplication in the backward pass")
           .add("seed", &O::seed, "seeds the initialisation");
   return list;
 }
@@ -70,18 +70,18 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
   // One module's update, through attend::recompute when checkpointing, except for the outer
   // product mean (it keeps little: a, b [n_seq, n_res, c_hidden_opm], and its forward is the
-  // block's costliest), the last three modules, the triangle attentions and the pair
-  // transition (the backward reaches them first, so their kept intermediates - q, k, v, gate
-  // and output in the heads layout; the transition's hidden layer - add less to the peak than
-  // recomputing them costs) and the MSA row attention, whose forward costs the most per MiB
-  // kept. n_seq 128, n_res 256, 1 thread: keeping the row attention costs 155 MiB of peak
-  // (1.65 -> 1.80 GiB, 45 % of PyTorch's) and saves its forward (about 190 ms CPU); keeping
-  // the column attention as well would reach 1.99 GiB, half of PyTorch's, so it is recomputed,
-  // like the MSA transition (112 MiB for 30 ms) and the triangle multiplications (260 MiB
-  // each for 190 ms).
+  // block's costliest), the last four modules, the triangle attentions, the incoming triangle
+  // multiplication and the pair transition (the backward reaches them first, so their kept
+  // intermediates add less to the peak than recomputing them costs) and the MSA row attention,
+  // whose forward costs the most per MiB kept. n_seq 128, n_res 256, 1 thread: keeping the row
+  // attention costs 155 MiB of peak and saves its forward (about 190 ms CPU); since the
+  // transitions no longer keep their hidden layer (relu_feed_forward, 1795 -> 1538 MiB) the
+  // incoming triangle multiplication is kept too (1538 -> 1754 MiB, below the 1795 of before,
+  // for about 130 ms of forward). The column attention (166 MiB for about 110 ms), the MSA
+  // transition and the outgoing triangle multiplication are recomputed.
   auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
-    const bool keep = &module == msa_row_ || &module == outer_product_mean_ || &module == tri_att_start_ ||
-                      &module == tri_att_end_ || &module == pair_transition_;
+    const bool keep = &module == msa_row_ || &module == outer_product_mean_ || &module == tri_mul_in_ ||
+                      &module == tri_att_start_ || &module == tri_att_end_ || &module == pair_transition_;
     if (!options_.checkpoint || keep) return f(inputs);
     std::vector<Var> parameters;
     for (const auto& [name, p] : module.named_parameters()) parameters.push_back(p);
@@ -91,7 +91,7 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   Var z = z_in;  // [n_res, n_res, c_z]
   const Var row = update(*msa_row_, [this](const std::vector<Var>& x) { return msa_row_->forward(x[0], x[1]); },
                          {m, z});                                               // [n_seq, n_res, c_m]
-  m = ops::add(m, shared_dropout(row, pm, stream(1), training, 0));            // [n_seq, n_res, c_m]
+  m = add_shared_dropout(m, row, pm, stream(1), training, 0);                  // [n_seq, n_res, c_m]
   auto apply = [&](const auto& module, const Var& x) {
     const auto* mp = &module;  // outlives the tape: a child of this block
     return update(module, [mp](const std::vector<Var>& v) { return mp->forward(v[0]); }, {x});
@@ -99,15 +99,15 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   m = ops::add(m, apply(*msa_col_, m));                                         // [n_seq, n_res, c_m]
   m = ops::add(m, apply(*msa_transition_, m));                                  // [n_seq, n_res, c_m]
   z = ops::add(z, apply(*outer_product_mean_, m));                              // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_mul_out_, z), pz, stream(2), training, 0));    // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(apply(*tri_mul_in_, z), pz, stream(3), training, 0));     // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, apply(*tri_mul_out_, z), pz, stream(2), training, 0);  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, apply(*tri_mul_in_, z), pz, stream(3), training, 0);   // [n_res, n_res, c_z]
   auto triangle = [&](const TriangleAttention& module, const Var& x, Tensor* weights) {
     return weights ? module.forward(x, weights) : apply(module, x);
   };
-  z = ops::add(z, shared_dropout(triangle(*tri_att_start_, z, triangle_weights ? &triangle_weights->starting : nullptr),
-                                 pz, stream(4), training, 0));  // [n_res, n_res, c_z]
-  z = ops::add(z, shared_dropout(triangle(*tri_att_end_, z, triangle_weights ? &triangle_weights->ending : nullptr),
-                                 pz, stream(5), training, 1));  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, triangle(*tri_att_start_, z, triangle_weights ? &triangle_weights->starting : nullptr),
+                         pz, stream(4), training, 0);  // [n_res, n_res, c_z]
+  z = add_shared_dropout(z, triangle(*tri_att_end_, z, triangle_weights ? &triangle_weights->ending : nullptr),
+                         pz, stream(5), training, 1);  // [n_res, n_res, c_z]
   z = ops::add(z, apply(*pair_transition_, z));                                 // [n_res, n_res, c_z]
   return EvoformerState{m, z};
 }

@@ -25,9 +25,26 @@ std::vector<float> joined_weights(const Tensor& w_gate, const Tensor& w_value) {
   return w;
 }
 
-// p [rows, 2c] = x[lo:lo + rows] [rows, K] w [K, 2c], without the biases.
-void project(const float* x, const float* w, int64_t lo, int64_t rows, int64_t k, int64_t c, float* p) {
-  gemm(false, false, rows, 2 * c, k, 1.0f, x + lo * k, k, w, 2 * c, 0.0f, p, 2 * c);
+constexpr int64_t kLanes = 16;       // partial sums per bias gradient (vector lanes; fixed: deterministic)
+
+// pt [2c, rows] = w^T [2c, K] x[lo:lo + rows]^T [K, rows], without the biases: the projections
+// channel-first, so that the gate and its gradient run along contiguous rows of pt and of the
+// channel-first output.
+void project_transposed(const float* x, const float* w, int64_t lo, int64_t rows, int64_t k, int64_t c,
+                        float* pt) {
+  gemm(true, true, 2 * c, rows, k, 1.0f, w, 2 * c, x + lo * k, k, 0.0f, pt, rows);
+}
+
+// sum of v[0:n] in kLanes interleaved partial sums, then the lanes in order.
+float lane_sum(const float* __restrict v, int64_t n) {
+  float lanes[kLanes] = {};
+  int64_t r = 0;
+  for (; r + kLanes <= n; r += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += v[r + l];
+  for (; r < n; ++r) lanes[r % kLanes] += v[r];
+  float sum = 0.0f;
+  for (float lane : lanes) sum += lane;
+  return sum;
 }
 
 }  // namespace
@@ -49,11 +66,14 @@ Var gated_projection(const Var& x, const Var& w_gate, const Var& b_gate, const V
   float* op = out.data();
   parallel_for_blocks(rows, kRowBlock, [&](int64_t lo, int64_t hi) {
     const int64_t nb = hi - lo;
-    std::vector<float> p(static_cast<std::size_t>(nb * 2 * c));  // [nb, 2c]
-    project(xv.data(), w.data(), lo, nb, k, c, p.data());
-    for (int64_t t = 0; t < c; ++t)
-      for (int64_t r = 0; r < nb; ++r)
-        op[t * rows + lo + r] = sigmoid_approx(p[r * 2 * c + t] + bg[t]) * (p[r * 2 * c + c + t] + bv[t]);
+    std::vector<float> pt(static_cast<std::size_t>(2 * c * nb));  // [2c, nb]: gate logits, then values
+    project_transposed(xv.data(), w.data(), lo, nb, k, c, pt.data());
+    for (int64_t t = 0; t < c; ++t) {
+      const float* __restrict gate = pt.data() + t * nb;
+      const float* __restrict value = pt.data() + (c + t) * nb;
+      float* __restrict o = op + t * rows + lo;
+      for (int64_t r = 0; r < nb; ++r) o[r] = sigmoid_approx(gate[r] + bg[t]) * (value[r] + bv[t]);
+    }
   });
   return Var::from_op(std::move(out), {x, w_gate, b_gate, w_value, b_value},
                       [x, w_gate, b_gate, w_value, b_value, rows, k, c](const Tensor&, const Tensor& gy) {
@@ -69,23 +89,26 @@ Var gated_projection(const Var& x, const Var& w_gate, const Var& b_gate, const V
     float* dx = x.requires_grad() ? x.grad_mut().data() : nullptr;
     parallel_for_blocks(rows, kRowBlock, [&](int64_t lo, int64_t hi) {
       const int64_t nb = hi - lo;
-      std::vector<float> p(static_cast<std::size_t>(nb * 2 * c));  // [nb, 2c]: projections, then their gradient
-      project(xp, w.data(), lo, nb, k, c, p.data());
-      for (int64_t t = 0; t < c; ++t)
+      std::vector<float> pt(static_cast<std::size_t>(2 * c * nb));  // [2c, nb]: projections, then their gradient
+      project_transposed(xp, w.data(), lo, nb, k, c, pt.data());
+      for (int64_t t = 0; t < c; ++t) {
+        float* __restrict gate = pt.data() + t * nb;
+        float* __restrict value = pt.data() + (c + t) * nb;
+        const float* __restrict g = gp + t * rows + lo;
         for (int64_t r = 0; r < nb; ++r) {
-          float* pr = p.data() + r * 2 * c;
-          const float s = sigmoid_approx(pr[t] + bg[t]), v = pr[c + t] + bv[t], g = gp[t * rows + lo + r];
-          pr[t] = g * v * s * (1.0f - s);  // d gate logit
-          pr[c + t] = g * s;               // d value
+          const float s = sigmoid_approx(gate[r] + bg[t]), v = value[r] + bv[t];
+          gate[r] = g[r] * v * s * (1.0f - s);  // d gate logit
+          value[r] = g[r] * s;                  // d value
         }
-      if (dx) gemm(false, true, nb, k, 2 * c, 1.0f, p.data(), 2 * c, w.data(), 2 * c, 1.0f, dx + lo * k, k);
+      }
+      // dx[lo:hi] [nb, K] += pt^T [nb, 2c] w^T [2c, K]
+      if (dx) gemm(true, true, nb, k, 2 * c, 1.0f, pt.data(), nb, w.data(), 2 * c, 1.0f, dx + lo * k, k);
       if (weights) {
         float* part = partial.data() + (lo / kRowBlock) * part_size;  // [K, 2c] then [2c]
-        gemm(true, false, k, 2 * c, nb, 1.0f, xp + lo * k, k, p.data(), 2 * c, 0.0f, part, 2 * c);
+        // dw [K, 2c] = x[lo:hi]^T [K, nb] pt^T [nb, 2c]
+        gemm(true, true, k, 2 * c, nb, 1.0f, xp + lo * k, k, pt.data(), nb, 0.0f, part, 2 * c);
         float* db = part + k * 2 * c;
-        for (int64_t t = 0; t < 2 * c; ++t) db[t] = 0.0f;
-        for (int64_t r = 0; r < nb; ++r)
-          for (int64_t t = 0; t < 2 * c; ++t) db[t] += p[r * 2 * c + t];
+        for (int64_t t = 0; t < 2 * c; ++t) db[t] = lane_sum(pt.data() + t * nb, nb);
       }
     });
     if (!weights) return;

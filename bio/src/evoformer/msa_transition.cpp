@@ -1,7 +1,7 @@
 #include "attend/bio/evoformer/msa_transition.hpp"
 
+#include "attend/bio/evoformer/relu_feed_forward.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/ops/activation.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -35,8 +35,8 @@ Var MsaTransition::forward(const Var& x) const {
   ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == options_.c_m,
                "msa_transition expects [n_seq, n_res, c_m] with c_m = " << options_.c_m << ", got " << shape_to_string(x.shape()));
   const Var xn = static_cast<const LayerNormModule&>(*layer_norm_).forward(x);  // [n_seq, n_res, c_m]
-  const Var a = ops::relu(linear_1_->forward(xn));  // [n_seq, n_res, n * c_m]
-  return linear_2_->forward(a);                     // [n_seq, n_res, c_m]
+  return relu_feed_forward(xn, linear_1_->weight(), linear_1_->bias(), linear_2_->weight(),
+                           linear_2_->bias());  // [n_seq, n_res, c_m]
 }
 
 void MsaTransition::register_into(Registry& registry) {

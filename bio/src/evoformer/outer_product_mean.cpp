@@ -17,19 +17,32 @@ namespace {
 constexpr int64_t kPartialRows = 32;  // backward: least rows i per partial sum of db and dw
 constexpr int64_t kMaxPartials = 16;  // backward: most partials (each [S, N, C]); more rows per block beyond
 constexpr int64_t kProductRows = 8;   // rows i per outer product (m = 8 C) and per product of da and db (k = 8 C)
+constexpr int64_t kChunkCols = 16;    // columns j per outer-product chunk: its p and o (8 x 16 x C^2 each) stay in L2
+constexpr int64_t kSumBlock = 1 << 14;  // elements per work item of the partials' sum
 
-// o [rows, N, C * C] = rows i0 .. i0 + rows of the mean outer product:
-// o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch [rows * C, N * C].
-// Several rows per product so that the GEMM packs b once for rows * C rows of p, not C.
-void outer_rows(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0,
-                int64_t rows, float* p, float* o) {
-  // p [rows * C, N * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b [S, N * C]
-  gemm(true, false, rows * c, n * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b, n * c,
-       0.0f, p, n * c);
+// dst [rows, cols, C1 * C2] <- src [rows, C1, cols * C2]: dst[r, j, c1 * C + c2] = src[r, c1, j * C + c2]
+// (C = C1 = C2). One contiguous run of C floats per (r, c1, j).
+void swap_middle_axes(const float* src, int64_t rows, int64_t cols, int64_t c, float* dst) {
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c1 = 0; c1 < c; ++c1)
-      for (int64_t j = 0; j < n; ++j)
-        std::copy_n(p + (r * c + c1) * n * c + j * c, c, o + (r * n + j) * c * c + c1 * c);
+    for (int64_t c1 = 0; c1 < c; ++c1) {
+      const float* __restrict from = src + (r * c + c1) * cols * c;
+      float* __restrict to = dst + r * cols * c * c + c1 * c;
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t c2 = 0; c2 < c; ++c2) to[j * c * c + c2] = from[j * c + c2];
+    }
+}
+
+// A chunk of the mean outer product, rows i0 .. i0 + rows by columns j0 .. j0 + cols:
+// o [rows, cols, C * C], o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch
+// [rows * C, cols * C]. Several rows per product so that the GEMM packs b's columns once for
+// rows * C rows of p, not C; few columns so that p and o stay in the core's L2 between the
+// product, the reordering and the product that reads o.
+void outer_chunk(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0, int64_t rows,
+                 int64_t j0, int64_t cols, float* p, float* o) {
+  // p [rows * C, cols * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b[:, j0:j0 + cols, :] [S, cols * C]
+  gemm(true, false, rows * c, cols * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b + j0 * c, n * c,
+       0.0f, p, cols * c);
+  swap_middle_axes(p, rows, cols, c, o);
 }
 
 }  // namespace
@@ -44,13 +57,19 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
                    << shape_to_string(av.shape()) << ", " << shape_to_string(bv.shape()) << ", "
                    << shape_to_string(wv.shape()));
   const int64_t s = av.dim(0), n = av.dim(1), c = av.dim(2), cz = wv.dim(1), cc = c * c;
-  Tensor out({n, n, cz});  // [N, N, c_z]
+  Tensor out = Tensor::uninitialized({n, n, cz});  // [N, N, c_z], every element written
   parallel_for_blocks(n, kProductRows, [&](int64_t lo, int64_t hi) {
     const int64_t rows = hi - lo;
-    std::vector<float> p(rows * c * n * c), o(rows * n * cc);  // [rows * C, N * C], [rows, N, C * C]
-    outer_rows(av.data(), bv.data(), s, n, c, lo, rows, p.data(), o.data());
-    // out[lo:hi] [rows * N, c_z] = o [rows * N, C * C] w
-    gemm(false, false, rows * n, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, out.data() + lo * n * cz, cz);
+    // [rows * C, cols * C], [rows, cols, C * C], [rows, cols, c_z]
+    std::vector<float> p(rows * c * kChunkCols * c), o(rows * kChunkCols * cc), y(rows * kChunkCols * cz);
+    for (int64_t j0 = 0; j0 < n; j0 += kChunkCols) {
+      const int64_t cols = std::min(kChunkCols, n - j0);
+      outer_chunk(av.data(), bv.data(), s, n, c, lo, rows, j0, cols, p.data(), o.data());
+      // y [rows * cols, c_z] = o [rows * cols, C * C] w, then out[lo + r, j0:j0 + cols] = y[r]
+      gemm(false, false, rows * cols, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, y.data(), cz);
+      for (int64_t r = 0; r < rows; ++r)
+        std::copy_n(y.data() + r * cols * cz, cols * cz, out.data() + ((lo + r) * n + j0) * cz);
+    }
   });
   return Var::from_op(std::move(out), {a, b, w}, [a, b, w, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad(), need_w = w.requires_grad();
@@ -71,25 +90,30 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
       float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
       if (db_part) std::fill_n(db_part, db_size, 0.0f);
       if (dw_part) std::fill_n(dw_part, dw_size, 0.0f);
-      const int64_t outer_size = need_w ? kProductRows * n * cc : 0;  // dw's recomputed outer products only
-      std::vector<float> p(outer_size), o(outer_size);  // [rows * C, N * C], [rows, N, C * C]
+      const int64_t chunk_size = need_w ? kProductRows * kChunkCols : 0;  // dw's recomputed outer products only
+      // [rows * C, cols * C], [rows, cols, C * C], dy's chunk [rows, cols, c_z]
+      std::vector<float> p(chunk_size * cc), o(chunk_size * cc), gy_chunk(chunk_size * cz);
       std::vector<float> d_o(n * cc);                                             // [N, C * C]
       std::vector<float> d_p(kProductRows * c * n * c);         // rows (i, c1) of dP: [rows * C1, N * C2]
       for (int64_t r0 = lo; r0 < hi; r0 += kProductRows) {
         const int64_t rows = std::min(kProductRows, hi - r0);
-        if (dw_part) {  // dw += O^T dy over rows r0 .. r0 + rows, O recomputed
-          outer_rows(ap, bp, s, n, c, r0, rows, p.data(), o.data());
-          gemm(true, false, cc, cz, rows * n, 1.0f, o.data(), cc, gy.data() + r0 * n * cz, cz, 1.0f,
-               dw_part, cz);
-        }
+        if (dw_part)  // dw += O^T dy over rows r0 .. r0 + rows, chunk by chunk of columns, O recomputed
+          for (int64_t j0 = 0; j0 < n; j0 += kChunkCols) {
+            const int64_t cols = std::min(kChunkCols, n - j0);
+            outer_chunk(ap, bp, s, n, c, r0, rows, j0, cols, p.data(), o.data());
+            for (int64_t r = 0; r < rows; ++r)
+              std::copy_n(gy.data() + ((r0 + r) * n + j0) * cz, cols * cz, gy_chunk.data() + r * cols * cz);
+            gemm(true, false, cc, cz, rows * cols, 1.0f, o.data(), cc, gy_chunk.data(), cz, 1.0f, dw_part, cz);
+          }
         for (int64_t i = r0; i < r0 + rows; ++i) {
           const float* gy_i = gy.data() + i * n * cz;  // [N, c_z]
           if (ga || db_part) {  // dO_i [N, C1 * C2] = dy_i w^T, laid out as dP_i [C1, N * C2]
             gemm(false, true, n, cc, cz, 1.0f, gy_i, cz, wp, cz, 0.0f, d_o.data(), cc);
-            float* d_p_i = d_p.data() + (i - r0) * c * n * c;
+            float* __restrict d_p_i = d_p.data() + (i - r0) * c * n * c;
+            const float* __restrict d_o_i = d_o.data();
             for (int64_t c1 = 0; c1 < c; ++c1)
               for (int64_t j = 0; j < n; ++j)
-                std::copy_n(d_o.data() + j * cc + c1 * c, c, d_p_i + c1 * n * c + j * c);
+                for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
           }
         }
         // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T
@@ -99,11 +123,16 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
           gemm(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f, db_part, n * c);
       }
     });
+    // grad[e] += partial 0 [e] + partial 1 [e] + ..., in block order for every element
+    // (parallel over elements: the order of each element's sum does not depend on threads).
     auto add_partials = [n_blocks](const std::vector<float>& partial, int64_t size, float* grad) {
-      for (int64_t block = 0; block < n_blocks; ++block) {
-        const float* part = partial.data() + block * size;
-        for (int64_t e = 0; e < size; ++e) grad[e] += part[e];
-      }
+      parallel_for_blocks(size, kSumBlock, [&](int64_t lo, int64_t hi) {
+        for (int64_t block = 0; block < n_blocks; ++block) {
+          const float* __restrict part = partial.data() + block * size;
+          float* __restrict g = grad;
+          for (int64_t e = lo; e < hi; ++e) g[e] += part[e];
+        }
+      });
     };
     if (need_b) add_partials(db_partial, db_size, b.grad_mut().data());
     if (need_w) add_partials(dw_partial, dw_size, w.grad_mut().data());

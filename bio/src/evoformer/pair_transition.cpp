@@ -1,7 +1,7 @@
 #include "attend/bio/evoformer/pair_transition.hpp"
 
+#include "attend/bio/evoformer/relu_feed_forward.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/ops/activation.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -35,8 +35,8 @@ Var PairTransition::forward(const Var& x) const {
   ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == options_.c_z,
                "pair_transition expects [n_res, n_res, c_z] with c_z = " << options_.c_z << ", got " << shape_to_string(x.shape()));
   const Var xn = static_cast<const LayerNormModule&>(*layer_norm_).forward(x);  // [n_res, n_res, c_z]
-  const Var a = ops::relu(linear_1_->forward(xn));  // [n_res, n_res, n * c_z]
-  return linear_2_->forward(a);                     // [n_res, n_res, c_z]
+  return relu_feed_forward(xn, linear_1_->weight(), linear_1_->bias(), linear_2_->weight(),
+                           linear_2_->bias());  // [n_res, n_res, c_z]
 }
 
 void PairTransition::register_into(Registry& registry) {

@@ -31,15 +31,17 @@ struct OuterProductMeanOptions {
 /// z[i, j] = sum_{c1, c2} (1/S sum_s a[s, i, c1] b[s, j, c2]) w[c1 * C + c2, :] for
 /// a, b [S, N, C] and w [C * C, c_z] -> [N, N, c_z]: the mean outer product flattened and
 /// projected, fused so the [N, N, C * C] outer products are never stored.
-/// Parallel strategy: one work item per row i (two single-threaded GEMMs: a_i^T b, then the
-/// projection), so no row depends on the thread count or any chunking. The backward runs
+/// Parallel strategy: fixed blocks of 8 rows i, each in chunks of 16 columns j: one product
+/// a^T b for the chunk's 8 x 16 (i, j) pairs ([8 C1, 16 C2]), reordered to [(i, j), C1 * C2]
+/// and projected while both stay in the core's L2 (512 KiB each at C = 32). Block and chunk
+/// edges depend on the sizes only, so no result depends on the thread count. The backward runs
 /// over fixed blocks of rows i (32, or N / 16 when more) and forms each product once: dO_i = dy_i w^T (laid out
 /// [C1, N * C2]), then per 8 rows da (b dO^T, written in place) and db (a_i dO, into the
-/// block's partial); dw from the recomputed outer products O_i^T dy_i into the block's
-/// partial; the partials of db [S, N, C] and dw are added in block order. With forward
-/// FLOPs F (2/3 outer products, 1/3 projection) the backward does 8/3 F (dO once, O once)
-/// instead of 3 F. Scratch: about 11 N C^2 floats per thread and, per block, S N C + C^2 c_z
-/// floats of partials (at most 16 blocks).
+/// block's partial); dw from the outer products, recomputed chunk by chunk as in the forward,
+/// O^T dy into the block's partial; the partials of db [S, N, C] and dw are added in block
+/// order. With forward FLOPs F (2/3 outer products, 1/3 projection) the backward does 8/3 F
+/// (dO once, O once) instead of 3 F. Scratch: about 9 N C^2 + 256 C^2 floats per thread and,
+/// per block, S N C + C^2 c_z floats of partials (at most 16 blocks).
 Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w);
 
 /// Parameters: layer_norm (c_m), linear_a, linear_b [c_m, c_hidden] (AF2 default init),

@@ -7,9 +7,10 @@ namespace attend::ops {
 
 /// x [..., C] -> [..., C]: each row is (x - mean) / sqrt(var + eps) * gamma + beta, with the
 /// biased variance. gamma and beta are [C]; either may be undefined (no scale / no shift).
-/// Forward and dx run in parallel over fixed blocks of rows (row statistics in double);
-/// dgamma and dbeta are sums over rows in a fixed order, so all results are bit-identical for
-/// any thread count.
+/// Parallel over fixed blocks of 256 rows. Row statistics are float sums in 16 interleaved
+/// lanes (one vector register), added in lane order; the backward forms dx, and the block's
+/// partial dgamma and dbeta, in one pass over the rows; the partials are summed in double in
+/// block order. All results are bit-identical for any thread count.
 Var layer_norm(const Var& x, const Var& gamma = Var(), const Var& beta = Var(), float eps = 1e-5f);
 
 }  // namespace attend::ops
