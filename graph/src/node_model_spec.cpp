@@ -157,6 +157,13 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
       layer.erase("weight_decay");
     }
     s.layer_weight_decay.push_back(decay);
+    std::string activation;
+    if (layer.contains("activation")) {
+      if (!layer["activation"].is_string()) throw fail("a layer's \"activation\" must be \"elu\", \"relu\" or \"none\"");
+      activation = layer["activation"].get<std::string>();
+      layer.erase("activation");
+    }
+    s.layer_activation.push_back(activation);
   }
   try {
     s.activation = j.value("activation", s.activation);
@@ -241,6 +248,9 @@ Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
     width = layer->out_features();
     hidden_width += width;
     layers.push_back({{"type", type}, {"config", probe->config()}});
+    if (i < spec.layer_activation.size() && !spec.layer_activation[i].empty()) {
+      layers.back()["activation"] = spec.layer_activation[i];
+    }
   }
   if (width != dataset.num_classes) {
     throw InputError(spec.name, 0, "the last layer gives " + std::to_string(width) + " outputs per node but the dataset has " +
