@@ -65,7 +65,9 @@ Json relational(const std::string& type, int bases, double weight_decay, double 
 // epoch kept. Chosen over attend's earlier recipes on the validation splits of all three
 // graphs of each benchmark (docs/results.md). DEVIATION: their last convolution is
 // concatenated without the ReLU (here every layer before the head has it), and their Glorot
-// initialisation has the ReLU gain sqrt(2) (the gcn layer's has none). Features are used
+// initialisation has the ReLU gain sqrt(2) (the gcn layer's default has none); both can be
+// asked for (a layer's "activation": "none", gcn's "init_gain") and neither helped on
+// BA-Community's validation splits (docs/results.md, session 11). Features are used
 // as generated (BA-Community's are signed Gaussian values, not to be scaled to sum 1).
 // BA-Community (`regularized`): a batch norm after each convolution (PGExplainer's GCN,
 // Luo et al. 2020) and dropout 0.3 on the input of every convolution and of the head, chosen
