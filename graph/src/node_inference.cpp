@@ -98,6 +98,21 @@ Tensor sampled_logits(const NodeClassifier& model, const GraphContext& graph, co
   return out;
 }
 
+// "5,5,-1".
+std::string joined(const std::vector<int64_t>& values) {
+  std::string s;
+  for (int64_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+// What check_fanouts_fit and model_fanouts ask of a list of the wrong length, for `model`.
+std::string fanouts_wanted(const NodeClassifier& model) {
+  const auto hops = static_cast<std::size_t>(model.message_passing_hops());
+  std::string s = " for a model of " + std::to_string(hops) + " message-passing layer" + (hops == 1 ? "" : "s");
+  if (hops != model.layers().size()) s += " (of " + std::to_string(model.layers().size()) + " layers)";
+  return s + ": give one per message-passing layer (-1 = all neighbours)";
+}
+
 }  // namespace
 
 InferenceMode inference_mode(const std::string& name) {
@@ -115,21 +130,6 @@ std::string inference_mode_name(InferenceMode mode) {
   }
   return "full";
 }
-
-namespace {
-std::string joined(const std::vector<int64_t>& values) {
-  std::string s;
-  for (int64_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
-  return s;
-}
-
-std::string fanouts_wanted(const NodeClassifier& model) {
-  const auto hops = static_cast<std::size_t>(model.message_passing_hops());
-  std::string s = " for a model of " + std::to_string(hops) + " message-passing layer" + (hops == 1 ? "" : "s");
-  if (hops != model.layers().size()) s += " (of " + std::to_string(model.layers().size()) + " layers)";
-  return s + ": give one per message-passing layer (-1 = all neighbours)";
-}
-}  // namespace
 
 void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& fanouts) {
   if (fanouts.size() != static_cast<std::size_t>(model.message_passing_hops())) {
