@@ -268,7 +268,7 @@ int run_eval(const EvalArgs& a, Context& ctx) {
     graph::check_explanations_fit(sets.back(), m.trained.data, path);
   }
   const graph::MotifAucProtocol protocol = graph::parse_motif_auc_protocol(a.auc_protocol);
-  const int hops = a.auc_hops > 0 ? a.auc_hops : graph::message_passing_hops(*m.trained.loaded.model);
+  const int hops = a.auc_hops > 0 ? a.auc_hops : m.trained.loaded.model->message_passing_hops();
   ctx.out << "model test accuracy " << (std::isnan(m.test_accuracy) ? std::string("-") : fixed(100.0 * m.test_accuracy, 1) + " %")
           << (m.test_accuracy >= 0.9 ? "" : " (an explanation AUC counts only for a model at 90 % or better)") << "\n";
   if (truth) {

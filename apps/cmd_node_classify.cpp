@@ -77,8 +77,10 @@ struct EvaluateArgs {
 void add_sampling_options(CLI::App* app, SamplingArgs& s, bool training) {
   app->add_option("--fanouts", s.fanouts,
                   training ? "Train on sampled mini-batches: neighbours sampled per node at each hop from the seeds, one "
-                             "per layer, -1 = all (e.g. 25,10); also the fan-outs of --inference sampled"
-                           : "Fan-outs of --inference sampled, one per layer, -1 = all (e.g. 25,10)")
+                             "per message-passing layer (node_linear and batch_norm take none), -1 = all (e.g. "
+                             "25,10); also the fan-outs of --inference sampled"
+                           : "Fan-outs of --inference sampled, one per message-passing layer (node_linear and "
+                             "batch_norm take none), -1 = all (e.g. 25,10)")
       ->delimiter(',')->check(fanout())->type_name("F1,F2,...");
   if (training) {
     app->add_option("--batch-size", s.batch_size, "Seed (training) nodes per mini-batch (with --fanouts)")
@@ -134,7 +136,7 @@ graph::InferenceOptions inference_options(const SamplingArgs& s) {
   o.batch_size = s.inference_batch_size;
   o.sampler = sampler_options(s);
   if (o.mode == graph::InferenceMode::kSampled && s.fanouts.empty()) {
-    throw InputError("--inference sampled needs --fanouts (one per layer, -1 = all)");
+    throw InputError("--inference sampled needs --fanouts (one per message-passing layer, -1 = all)");
   }
   return o;
 }
@@ -268,9 +270,25 @@ graph::TrainedNodeModel load_model_and_data(const std::string& data_path, const 
   return m;
 }
 
+/// `inference` with sampled inference's fan-outs fitted to the loaded model (one per
+/// message-passing layer; an old list of one per layer mapped, with a note printed).
+graph::InferenceOptions fitted_to_model(graph::InferenceOptions inference, const graph::TrainedNodeModel& m,
+                                        Context& ctx) {
+  if (inference.mode != graph::InferenceMode::kSampled) return inference;
+  try {
+    graph::ModelFanouts fitted = graph::model_fanouts(*m.loaded.model, inference.sampler.fanouts);
+    inference.sampler.fanouts = std::move(fitted.fanouts);
+    if (!fitted.note.empty()) ctx.err << "attend: note: " << fitted.note << '\n';
+  } catch (const InputError& e) {
+    throw InputError(m.checkpoint, 0, e.what());
+  }
+  return inference;
+}
+
 int run_evaluate(const EvaluateArgs& a, Context& ctx) {
-  const graph::InferenceOptions inference = inference_options(a.sampling);
+  graph::InferenceOptions inference = inference_options(a.sampling);
   graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, a.features, inference, ctx);
+  inference = fitted_to_model(std::move(inference), m, ctx);
   const std::vector<graph::SplitScore> scores =
       graph::score_splits(graph::class_logits(m, nullptr, inference), m.data.dataset);
   nlohmann::json splits = nlohmann::json::object();
@@ -288,11 +306,12 @@ int run_evaluate(const EvaluateArgs& a, Context& ctx) {
 }
 
 int run_predict(const PredictArgs& a, Context& ctx) {
-  const graph::InferenceOptions inference = inference_options(a.sampling);
+  graph::InferenceOptions inference = inference_options(a.sampling);
   if (!a.attention.empty() && inference.mode != graph::InferenceMode::kFull) {
     throw InputError("--export-attention needs --inference full (the weights of the whole graph's edges)");
   }
   graph::TrainedNodeModel m = load_model_and_data(a.data, a.checkpoint, a.features, inference, ctx);
+  inference = fitted_to_model(std::move(inference), m, ctx);
   std::vector<graph::AttentionExport> attention;
   const Tensor probs =
       ops::softmax(Var(graph::class_logits(m, a.attention.empty() ? nullptr : &attention, inference))).value();  // [N, C]

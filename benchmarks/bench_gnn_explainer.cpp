@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   }
   double graph_nodes = 0.0, graph_edges = 0.0;  // mean computation graph size
   for (int64_t v : targets) {
-    const ComputationGraph cg = computation_graph(data, v, message_passing_hops(*model));
+    const ComputationGraph cg = computation_graph(data, v, model->message_passing_hops());
     graph_nodes += static_cast<double>(cg.num_nodes()) / static_cast<double>(targets.size());
     graph_edges += static_cast<double>(cg.explained.size()) / static_cast<double>(targets.size());
   }

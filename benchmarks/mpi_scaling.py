@@ -118,7 +118,8 @@ def main():
     parser.add_argument("--values", default="9741,17939,92373,1000000")
     parser.add_argument("--node-data", default=str(ROOT / "data" / "graphs" / "cora"))
     parser.add_argument("--node-model", default="gat")
-    parser.add_argument("--fanouts", default="10,5")
+    parser.add_argument("--fanouts", default="10,5",
+                        help="one per message-passing layer of --node-model (every layer of the gat models)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--node-epochs", type=int, default=20)

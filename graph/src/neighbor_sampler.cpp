@@ -92,7 +92,7 @@ std::vector<int64_t> sample_in_edges(const InEdgeIndex& index, int64_t node, int
 
 SampledSubgraph sample_neighbors(const GraphContext& graph, const std::vector<int64_t>& seeds,
                                  const NeighborSamplerOptions& o, uint64_t batch) {
-  if (o.fanouts.empty()) throw InputError("neighbour sampling needs one fan-out per layer, got none");
+  if (o.fanouts.empty()) throw InputError("neighbour sampling needs one fan-out per hop (per message-passing layer), got none");
   for (int64_t f : o.fanouts) {
     if (f == 0 || f < -1) throw InputError("a fan-out must be positive or -1 (all neighbours), got " + std::to_string(f));
   }

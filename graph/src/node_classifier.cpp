@@ -23,6 +23,10 @@ class LayerList : public Module {
   }
 };
 
+bool known_activation(const std::string& activation) {
+  return activation == "elu" || activation == "relu" || activation == "none";
+}
+
 Var activate(const Var& x, const std::string& activation) {
   if (activation == "elu") return ops::elu(x);
   if (activation == "relu") return ops::relu(x);
@@ -35,7 +39,7 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
   check_option_keys(config, {"layers", "activation", "jumping_knowledge", "normalize_hidden"}, me);
   normalize_hidden_ = option_or<bool>(config, "normalize_hidden", false, me);
   activation_ = option_or<std::string>(config, "activation", "elu", me);
-  if (activation_ != "elu" && activation_ != "relu" && activation_ != "none") {
+  if (!known_activation(activation_)) {
     throw InputError(me + ": activation must be elu, relu or none, got " + quoted_input(activation_));
   }
   const std::string jumping_knowledge = option_or<std::string>(config, "jumping_knowledge", "none", me);
@@ -84,6 +88,21 @@ NodeClassifier::NodeClassifier(const Json& config, const Registry& registry) : c
     }
     width = owned->out_features();
     hidden_width += width;
+    std::string activation = activation_;
+    if (spec.contains("activation")) {
+      if (!spec["activation"].is_string() || !known_activation(spec["activation"].get<std::string>())) {
+        throw InputError(me + ": layer " + std::to_string(i) + "'s activation must be elu, relu or none, got " +
+                         spec["activation"].dump());
+      }
+      if (i + 1 == count || owned->normalizes_previous_layer()) {
+        throw InputError(me + ": layer " + std::to_string(i) + " (" + quoted_input(type) +
+                         ") cannot carry an activation: the last layer has none and a normalising layer's is the one "
+                         "of the layer it normalises");
+      }
+      activation = spec["activation"].get<std::string>();
+    }
+    if (owned->normalizes_previous_layer()) activation = layer_activation_.back();
+    layer_activation_.push_back(activation);
     layers_.push_back(&list.add(std::move(owned), i));
   }
 }
@@ -119,8 +138,14 @@ Var NodeClassifier::finish_layer(std::size_t i, const Var& out) const {
   const bool normalizer = layers_[i]->normalizes_previous_layer();
   Var y = out;
   if (!last && normalize_hidden_ && !normalizer) y = ops::l2_normalize(y);  // [M, C_i], unit rows
-  if (!last && !followed_by_normalizer(i)) y = activate(y, activation_);
+  if (!last && !followed_by_normalizer(i)) y = activate(y, layer_activation_[i]);
   return y;
+}
+
+int NodeClassifier::message_passing_hops() const {
+  int hops = 0;
+  for (const NodeLayer* layer : layers_) hops += layer->passes_messages() ? 1 : 0;
+  return hops;
 }
 
 bool NodeClassifier::followed_by_normalizer(std::size_t i) const {

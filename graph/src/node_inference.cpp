@@ -98,6 +98,21 @@ Tensor sampled_logits(const NodeClassifier& model, const GraphContext& graph, co
   return out;
 }
 
+// "5,5,-1".
+std::string joined(const std::vector<int64_t>& values) {
+  std::string s;
+  for (int64_t v : values) s += (s.empty() ? "" : ",") + std::to_string(v);
+  return s;
+}
+
+// What check_fanouts_fit and model_fanouts ask of a list of the wrong length, for `model`.
+std::string fanouts_wanted(const NodeClassifier& model) {
+  const auto hops = static_cast<std::size_t>(model.message_passing_hops());
+  std::string s = " for a model of " + std::to_string(hops) + " message-passing layer" + (hops == 1 ? "" : "s");
+  if (hops != model.layers().size()) s += " (of " + std::to_string(model.layers().size()) + " layers)";
+  return s + ": give one per message-passing layer (-1 = all neighbours)";
+}
+
 }  // namespace
 
 InferenceMode inference_mode(const std::string& name) {
@@ -117,10 +132,27 @@ std::string inference_mode_name(InferenceMode mode) {
 }
 
 void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& fanouts) {
-  if (fanouts.size() != model.layers().size()) {
-    throw InputError(std::to_string(fanouts.size()) + " fan-outs for a model of " + std::to_string(model.layers().size()) +
-                     " layers: give one per layer (-1 = all neighbours)");
+  if (fanouts.size() != static_cast<std::size_t>(model.message_passing_hops())) {
+    throw InputError(std::to_string(fanouts.size()) + " fan-outs" + fanouts_wanted(model));
   }
+}
+
+ModelFanouts model_fanouts(const NodeClassifier& model, const std::vector<int64_t>& fanouts) {
+  const auto hops = static_cast<std::size_t>(model.message_passing_hops());
+  if (hops == 0) {
+    throw InputError("the model has no message-passing layer, so there are no neighbours to sample: train it "
+                     "full-batch (no --fanouts) and score it with --inference full or layerwise");
+  }
+  if (fanouts.size() == hops) return {fanouts, ""};
+  if (fanouts.size() != model.layers().size()) {
+    throw InputError(std::to_string(fanouts.size()) + " fan-outs" + fanouts_wanted(model));
+  }
+  ModelFanouts m;
+  m.fanouts.assign(fanouts.begin(), fanouts.begin() + static_cast<std::ptrdiff_t>(hops));
+  m.note = "--fanouts " + joined(fanouts) + " counts every layer, as fan-outs were counted before; the model passes " +
+           "messages over " + std::to_string(hops) + " hops, so " + joined(m.fanouts) +
+           " are used (the same draws for the hops it reads)";
+  return m;
 }
 
 void check_inference_fits(const NodeClassifier& model, const InferenceOptions& o) {

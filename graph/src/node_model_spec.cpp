@@ -65,7 +65,9 @@ Json relational(const std::string& type, int bases, double weight_decay, double 
 // epoch kept. Chosen over attend's earlier recipes on the validation splits of all three
 // graphs of each benchmark (docs/results.md). DEVIATION: their last convolution is
 // concatenated without the ReLU (here every layer before the head has it), and their Glorot
-// initialisation has the ReLU gain sqrt(2) (the gcn layer's has none). Features are used
+// initialisation has the ReLU gain sqrt(2) (the gcn layer's default has none); both can be
+// asked for (a layer's "activation": "none", gcn's "init_gain") and neither helped on
+// BA-Community's validation splits (docs/results.md, session 11). Features are used
 // as generated (BA-Community's are signed Gaussian values, not to be scaled to sum 1).
 // BA-Community (`regularized`): a batch norm after each convolution (PGExplainer's GCN,
 // Luo et al. 2020) and dropout 0.3 on the input of every convolution and of the head, chosen
@@ -157,6 +159,13 @@ NodeModelSpec NodeModelSpec::from_json(const Json& j, const std::string& source)
       layer.erase("weight_decay");
     }
     s.layer_weight_decay.push_back(decay);
+    std::string activation;
+    if (layer.contains("activation")) {
+      if (!layer["activation"].is_string()) throw fail("a layer's \"activation\" must be \"elu\", \"relu\" or \"none\"");
+      activation = layer["activation"].get<std::string>();
+      layer.erase("activation");
+    }
+    s.layer_activation.push_back(activation);
   }
   try {
     s.activation = j.value("activation", s.activation);
@@ -241,6 +250,9 @@ Json resolve_model_config(const NodeModelSpec& spec, const NodeDataset& dataset,
     width = layer->out_features();
     hidden_width += width;
     layers.push_back({{"type", type}, {"config", probe->config()}});
+    if (i < spec.layer_activation.size() && !spec.layer_activation[i].empty()) {
+      layers.back()["activation"] = spec.layer_activation[i];
+    }
   }
   if (width != dataset.num_classes) {
     throw InputError(spec.name, 0, "the last layer gives " + std::to_string(width) + " outputs per node but the dataset has " +

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -117,6 +118,20 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     rethrow_naming_model(e, spec);
   }
   ParameterArena arena(model->named_parameters());
+  // The fan-outs, one per message-passing hop (an old list of one per layer is mapped, noted).
+  std::optional<MiniBatchOptions> minibatch = options.minibatch;
+  std::vector<std::string> notes;
+  const auto fit_fanouts = [&](std::vector<int64_t>& fanouts) {
+    try {
+      ModelFanouts fitted = model_fanouts(*model, fanouts);
+      fanouts = std::move(fitted.fanouts);
+      if (!fitted.note.empty() && (notes.empty() || notes.back() != fitted.note)) notes.push_back(fitted.note);
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (dataset " + d.name + ", model " + spec.name + ")");
+    }
+  };
+  if (minibatch) fit_fanouts(minibatch->sampler.fanouts);
+  if (inference.mode == InferenceMode::kSampled) fit_fanouts(inference.sampler.fanouts);
 
   TrainerOptions to;
   to.max_epochs = options.epochs > 0 ? options.epochs : spec.epochs;
@@ -145,6 +160,9 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
                      std::to_string(options.minibatch->shards) + " (--shards)");
   }
   if (!comm.is_root()) to.progress.mode = ProgressMode::kSilent;
+  if (to.progress.mode != ProgressMode::kSilent) {
+    for (const std::string& note : notes) (to.progress.out ? *to.progress.out : std::cerr) << "attend: note: " << note << '\n';
+  }
   Trainer trainer(arena, *optimizer, to);
 
   const std::vector<int64_t>& val_rows = d.val.empty() ? d.train : d.val;
@@ -193,7 +211,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
           },
           evaluate);
     } else {
-      const MiniBatchOptions& mb = *options.minibatch;
+      const MiniBatchOptions& mb = *minibatch;
       check_fanouts_fit(*model, mb.sampler.fanouts);
       const MiniBatchKeys keys = minibatch_keys(options.seed);
       const NodeFeatureRows rows =
@@ -254,8 +272,8 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
   if (!options.save_path.empty() || options.checkpoint_out != nullptr) {
     CheckpointData checkpoint = capture_checkpoint(*model, arena, optimizer.get(), &trainer.state());
     checkpoint.model["preprocess"] = {{"normalize_features", spec.normalize_features}};
-    if (options.minibatch) {
-      const MiniBatchOptions& mb = *options.minibatch;
+    if (minibatch) {
+      const MiniBatchOptions& mb = *minibatch;
       checkpoint.model["training"] = {{"sampled", true},          {"fanouts", mb.sampler.fanouts},
                                       {"batch_size", mb.batch_size}, {"shards", mb.shards},
                                       {"replace", mb.sampler.replace}, {"per_relation", mb.sampler.per_relation}};

@@ -224,6 +224,39 @@ TEST_CASE("node-classify trains on sampled mini-batches and scores in every infe
   CHECK(fs::exists(preds));
 }
 
+TEST_CASE("node-classify takes one fan-out per message-passing layer and maps an old per-layer list, with a note",
+          "[apps]") {
+  attend::testing::TempDir tmp;
+  const std::string data = write_two_cluster_dataset(tmp.path() / "tiny").string();
+  const std::string model = (tmp.path() / "gcn-head.json").string(), ckpt = (tmp.path() / "model.h5").string();
+  {  // one hop: a gcn, a batch_norm and a node_linear head
+    std::ofstream(model) << R"({"layers": [{"type": "gcn", "out_channels": 4}, {"type": "batch_norm"},
+        {"type": "node_linear"}], "activation": "relu", "jumping_knowledge": "none"})";
+  }
+  Result r = run({"node-classify", "train", "--data", data, "--model", model, "--epochs", "2", "--fanouts", "3",
+                  "--batch-size", "4", "--quiet", "--save", ckpt});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto read = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::map<std::string, std::string> predictions;
+  for (const std::string fanouts : {"2", "2,4,4"}) {
+    const std::string out = (tmp.path() / ("p" + fanouts + ".tsv")).string();
+    r = run({"node-classify", "predict", "--data", data, "--checkpoint", ckpt, "--out", out, "--inference", "sampled",
+             "--fanouts", fanouts});
+    INFO(fanouts << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK((r.err.find("attend: note: --fanouts 2,4,4 counts every layer") != std::string::npos) == (fanouts != "2"));
+    predictions[fanouts] = read(out);
+  }
+  CHECK(predictions["2"] == predictions["2,4,4"]);
+  r = run({"node-classify", "evaluate", "--data", data, "--checkpoint", ckpt, "--inference", "sampled", "--fanouts", "2,2"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("2 fan-outs for a model of 1 message-passing layer (of 3 layers)"));
+}
+
 TEST_CASE("node-classify evaluate and predict with features out of core print and write what they do in memory",
           "[apps]") {
   attend::testing::TempDir tmp;

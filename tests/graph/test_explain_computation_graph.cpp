@@ -61,13 +61,13 @@ TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
   const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
   auto registry = graph_registry();
   Json config = two_layer_model("gcn", full);
-  CHECK(message_passing_hops(NodeClassifier(config, *registry)) == 2);
+  CHECK(NodeClassifier(config, *registry).message_passing_hops() == 2);
   config["layers"][1]["type"] = "node_linear";  // gcn, then a head that reads each node alone
   NodeClassifier model(config, *registry);
-  CHECK(message_passing_hops(model) == 1);
+  CHECK(model.message_passing_hops() == 1);
   // One hop: the explained edges are the target's in-edges, and its logits are the full graph's.
   const Tensor all = predict_logits(model, full);  // [N, C]
-  const ComputationGraph cg = computation_graph(full, 17, message_passing_hops(model));
+  const ComputationGraph cg = computation_graph(full, 17, model.message_passing_hops());
   for (int64_t e : cg.explained) CHECK(cg.data.graph.plain().dst[e] == cg.target);
   std::size_t in_edges = 0;  // of node 17, self-loops aside
   for (int64_t e = 0; e < full.graph.plain().num_edges(); ++e) {

@@ -50,7 +50,7 @@ TEST_CASE("target forward: logits and gradients of each copy are the whole compu
                                                      : two_layer_model(layer, full),
                          *registry);
     model.eval();
-    const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
     const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3, cls = 1;
     REQUIRE(cg.hops >= 2);
     const TargetForward pass(model, cg, copies);
@@ -84,7 +84,7 @@ TEST_CASE("target forward: a shared input row for the outermost nodes gives each
     auto registry = graph_registry();
     NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
     model.eval();
-    const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
     const int64_t e = cg.data.graph.plain().num_edges(), copies = 4;
     const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
     REQUIRE(shared.features().rows() < own.features().rows());  // the outermost nodes are held once
@@ -105,7 +105,7 @@ TEST_CASE("target forward: predicted class and value of one copy are the computa
   NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
   model.eval();
   for (const int64_t target : {0, 11, 42}) {
-    const ComputationGraph cg = computation_graph(full, target, message_passing_hops(model));
+    const ComputationGraph cg = computation_graph(full, target, model.message_passing_hops());
     const TargetForward one(model, cg, 1);
     CHECK(predicted_class(model, one) == predicted_class(model, cg.data, cg.target));
     // The memoised forward of TargetForwards gives the same class and the same bits.
@@ -125,7 +125,7 @@ TEST_CASE("target forward: integrated gradients on 1 and 2 threads are bit for b
   auto registry = graph_registry();
   NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
   model.eval();
-  const ComputationGraph cg = computation_graph(full, 9, message_passing_hops(model));
+  const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
   auto run = [&](int threads) {
     ScopedThreads scoped(threads);
     TargetForwards passes(model, cg);

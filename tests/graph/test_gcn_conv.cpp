@@ -149,3 +149,16 @@ TEST_CASE("gcn builds through the registry, round-trips its config and refuses b
   CHECK_THROWS_AS(registry.create("gcn", dropout), InputError);
   CHECK_THROWS_AS(registry.create("gcn", config(0, 2)), InputError);
 }
+
+TEST_CASE("gcn's init_gain scales the Glorot weights and nothing else", "[graph]") {
+  Registry registry;
+  register_graph_layers(registry);
+  Json gained = config(4, 3);
+  gained["init_gain"] = 1.5;
+  const Tensor plain = parameter(*registry.create("gcn", config(4, 3)), "weight");  // [4, 3]
+  const Tensor scaled = parameter(*registry.create("gcn", gained), "weight");       // [4, 3]
+  for (int64_t k = 0; k < plain.numel(); ++k) CHECK(scaled[k] == plain[k] * 1.5f);
+  CHECK(GcnOptions::from_json(registry.create("gcn", gained)->config()).init_gain == 1.5f);
+  gained["init_gain"] = 0.0;
+  CHECK_THROWS_AS(registry.create("gcn", gained), InputError);
+}

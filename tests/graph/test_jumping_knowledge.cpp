@@ -1,5 +1,6 @@
 // What NodeClassifier gained for the GNNExplainer authors' model: "jumping_knowledge": "cat"
-// (Xu et al. 2018), its usual head node_linear, and "normalize_hidden".
+// (Xu et al. 2018), its usual head node_linear, "normalize_hidden" and a layer's own
+// "activation" (their last convolution is concatenated without the ReLU).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -249,4 +250,63 @@ TEST_CASE("normalize_hidden divides each hidden output row by its norm before th
   CHECK(smooth_grads.ok);
   const NodeModelSpec spec = NodeModelSpec::from_json({{"layers", Json::array({{{"type", "gcn"}}})}, {"normalize_hidden", true}}, "m");
   CHECK(spec.normalize_hidden);
+}
+
+TEST_CASE("a layer's own activation replaces the model's after that layer, its normaliser's too", "[graph]") {
+  const Registry registry = graph_registry();
+  const GraphContext g = GraphContext::from_dataset(random_dataset(15, 40, 11));
+  const NodeFeatures x(Var(random_tensor({15, 5}, 12)));
+  Json config = jumping_model(5, 20);
+  NodeClassifier relu_everywhere(config, registry);
+  config["layers"][1]["activation"] = "none";  // the gcn layer's output joins the head as it is
+  NodeClassifier last_plain(config, registry);
+  relu_everywhere.eval();
+  last_plain.eval();
+  const std::vector<const NodeLayer*>& layers = last_plain.layers();
+  const Tensor h1 = relu_everywhere.layer_forward(0, x, g, 0).value();  // [15, 6], activated
+  CHECK(bitwise_equal(h1, last_plain.layer_forward(0, x, g, 0).value()));
+  const Tensor plain = layers[1]->forward(NodeFeatures(Var(h1)), g, 1).value();  // [15, 4], not activated
+  const Tensor got = last_plain.layer_forward(1, NodeFeatures(Var(h1)), g, 0).value();
+  CHECK(bitwise_equal(got, plain));
+  CHECK(std::any_of(got.data(), got.data() + got.numel(), [](float v) { return v < 0.0f; }));
+  const Tensor activated = relu_everywhere.layer_forward(1, NodeFeatures(Var(h1)), g, 0).value();
+  CHECK(std::none_of(activated.data(), activated.data() + activated.numel(), [](float v) { return v < 0.0f; }));
+  // The same weights either way; the head reads the unactivated output.
+  CHECK_FALSE(bitwise_equal(relu_everywhere.forward(x, g, 0).value(), last_plain.forward(x, g, 0).value()));
+  config["layers"][1]["activation"] = "relu";  // naming the model's own changes nothing
+  NodeClassifier named(config, registry);
+  named.eval();
+  CHECK(bitwise_equal(named.forward(x, g, 0).value(), relu_everywhere.forward(x, g, 0).value()));
+
+  // Followed by a batch_norm, the activation it names comes after the batch norm.
+  const Json bn_model = {{"layers",
+                          {layer("gcn", {{"in_channels", 5}, {"out_channels", 4}, {"seed", 1}}),
+                           layer("batch_norm", {{"in_channels", 4}}),
+                           {{"type", "gcn"}, {"config", {{"in_channels", 4}, {"out_channels", 4}, {"seed", 2}}}, {"activation", "none"}},
+                           layer("batch_norm", {{"in_channels", 4}}),
+                           layer("node_linear", {{"in_channels", 8}, {"out_channels", 3}, {"seed", 3}})}},
+                         {"activation", "relu"},
+                         {"jumping_knowledge", "cat"}};
+  NodeClassifier bn(bn_model, registry);
+  bn.eval();
+  const Tensor first = bn.layer_forward(1, NodeFeatures(bn.layer_forward(0, x, g, 0)), g, 0).value();
+  CHECK(std::none_of(first.data(), first.data() + first.numel(), [](float v) { return v < 0.0f; }));
+  const Tensor second = bn.layer_forward(3, NodeFeatures(bn.layer_forward(2, NodeFeatures(Var(first)), g, 0)), g, 0).value();
+  CHECK(std::any_of(second.data(), second.data() + second.numel(), [](float v) { return v < 0.0f; }));
+
+  // Not on the head, not on a batch_norm, and only a known name.
+  for (const auto& [index, value] : {std::pair{2, "none"}, std::pair{1, "tanh"}}) {
+    Json bad = jumping_model(5, 20);
+    bad["layers"][index]["activation"] = value;
+    CHECK_THROWS_AS(NodeClassifier(bad, registry), InputError);
+  }
+  Json on_norm = bn_model;
+  on_norm["layers"][1]["activation"] = "none";
+  CHECK_THROWS_WITH(NodeClassifier(on_norm, registry), Catch::Contains("cannot carry an activation"));
+  // A model file names it on the layer, beside the layer's options.
+  const NodeModelSpec spec = NodeModelSpec::from_json(
+      {{"layers", {{{"type", "gcn"}, {"out_channels", 4}, {"activation", "none"}}, {{"type", "gcn"}}}}}, "test");
+  CHECK(spec.layers[0].contains("activation") == false);
+  CHECK(spec.layer_activation == std::vector<std::string>{"none", ""});
+  CHECK_THROWS_AS(NodeModelSpec::from_json({{"layers", {{{"type", "gcn"}, {"activation", 1}}}}}, "test"), InputError);
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/minibatch_training.hpp"
+#include "attend/graph/node_inference.hpp"
+#include "attend/graph/node_model_spec.hpp"
 #include "attend/graph/node_training.hpp"
 #include "random_graphs.hpp"
 #include "scoped_threads.hpp"
@@ -244,7 +247,8 @@ TEST_CASE("sampled training gives the same model on one thread as on two, bit fo
   CHECK(trained_parameters(data, spec, registry, o) != one);  // the seed matters
 }
 
-TEST_CASE("sampled training refuses fan-outs that are not one per layer and records them in the checkpoint",
+TEST_CASE("sampled training refuses fan-outs that are not one per message-passing layer and records them in the "
+          "checkpoint",
           "[graph]") {
   testing::ScopedThreads threads(1);
   const Registry registry = graph_registry();
@@ -253,7 +257,7 @@ TEST_CASE("sampled training refuses fan-outs that are not one per layer and reco
   NodeRunOptions o;
   o.progress.mode = ProgressMode::kSilent;
   o.minibatch = minibatch({5, 5, 5}, 20);
-  CHECK_THROWS_WITH(train_node_classifier(data, spec, registry, o), Catch::Contains("3 fan-outs for a model of 2 layers"));
+  CHECK_THROWS_WITH(train_node_classifier(data, spec, registry, o), Catch::Contains("3 fan-outs for a model of 2 message-passing layers"));
   o.minibatch = minibatch({5, 0}, 20);
   CHECK_THROWS_AS(train_node_classifier(data, spec, registry, o), InputError);
   o.minibatch = minibatch({5, -1}, 20);
@@ -322,4 +326,66 @@ TEST_CASE("max_batches trains on the first batches of each epoch and changes not
   CHECK(two != whole);
   o.minibatch->max_batches = 1;
   CHECK(trained_parameters(data, spec, registry, o) != two);
+}
+
+TEST_CASE("fan-outs count message-passing layers: an old list of one per layer trains the model its hops train",
+          "[graph]") {
+  // A gcn and a node_linear head: one hop. Before, --fanouts took one per layer (5,5) and
+  // the sampler drew a second hop that no layer read; the list is mapped to its first entry,
+  // so the model is the one the hop list (5) trains, bit for bit.
+  testing::ScopedThreads threads(1);
+  const Registry registry = graph_registry();
+  const PreparedNodeData data = prepare_node_data(learnable_dataset(150, 400, 0, 17), false);
+  const NodeModelSpec spec = two_layer_spec({{"type", "gcn"}, {"out_channels", 4}}, {{"type", "node_linear"}}, 3);
+  NodeRunOptions o;
+  o.seed = 5;
+  o.minibatch = minibatch({5}, 20);
+  o.inference.mode = InferenceMode::kSampled;
+  o.inference.sampler.fanouts = {3};
+  const std::vector<float> hops = trained_parameters(data, spec, registry, o);
+  o.minibatch = minibatch({5, 5}, 20);
+  o.inference.sampler.fanouts = {3, 7};
+  std::ostringstream log;
+  o.progress.out = &log;
+  o.progress.mode = ProgressMode::kPlain;
+  CheckpointData checkpoint;
+  o.checkpoint_out = &checkpoint;
+  const NodeRunResult mapped = train_node_classifier(data, spec, registry, o);
+  const LoadedNodeModel loaded = node_model_from_checkpoint(checkpoint, registry, "memory");
+  ParameterArena arena(loaded.model->named_parameters());
+  CHECK(std::vector<float>(arena.values().begin(), arena.values().end()) == hops);
+  CHECK_THAT(log.str(), Catch::Contains("attend: note: --fanouts 5,5 counts every layer"));
+  CHECK_THAT(log.str(), Catch::Contains("so 5 are used"));
+  CHECK_THAT(log.str(), Catch::Contains("--fanouts 3,7 counts every layer"));
+  CHECK(checkpoint.model["training"]["fanouts"] == Json::array({5}));  // what the sampler drew
+  CHECK(std::isfinite(mapped.test_acc));
+  o.progress.mode = ProgressMode::kSilent;
+  o.minibatch = minibatch({5, 5, 5}, 20);
+  CHECK_THROWS_WITH(train_node_classifier(data, spec, registry, o),
+                    Catch::Contains("3 fan-outs for a model of 1 message-passing layer (of 2 layers)"));
+}
+
+TEST_CASE("models whose layers all pass messages train on the fan-outs given, as before", "[graph]") {
+  // The gat presets' shape: every layer a hop, so the list is used as given (the sampled
+  // batches are those of sample_neighbors with it, as before) and recorded as given.
+  testing::ScopedThreads threads(1);
+  const Registry registry = graph_registry();
+  const PreparedNodeData data = prepare_node_data(learnable_dataset(150, 400, 0, 17), false);
+  const NodeModelSpec spec =
+      two_layer_spec({{"type", "gat"}, {"heads", 2}, {"out_channels", 4}}, {{"type", "gat"}, {"heads", 1}}, 2);
+  NodeClassifier model(resolve_model_config(spec, data.dataset, data.graph, 0, registry), registry);
+  REQUIRE(model.message_passing_hops() == 2);
+  const ModelFanouts fitted = model_fanouts(model, {5, -1});
+  CHECK(fitted.fanouts == std::vector<int64_t>{5, -1});
+  CHECK(fitted.note.empty());
+  NodeRunOptions o;
+  o.minibatch = minibatch({5, -1}, 20);
+  CheckpointData checkpoint;
+  o.checkpoint_out = &checkpoint;
+  o.progress.mode = ProgressMode::kSilent;
+  train_node_classifier(data, spec, registry, o);
+  CHECK(checkpoint.model["training"]["fanouts"] == Json::array({5, -1}));
+  o.minibatch = minibatch({5}, 20);
+  CHECK_THROWS_WITH(train_node_classifier(data, spec, registry, o),
+                    Catch::Contains("1 fan-outs for a model of 2 message-passing layers: give one per"));
 }

@@ -297,7 +297,7 @@ TEST_CASE("seed batches cover every node once, shuffled by their seed", "[graph]
 
 TEST_CASE("the sampler refuses bad fan-outs and seeds", "[graph]") {
   const GraphContext g = GraphContext::from_dataset(random_dataset(10, 20, 7));
-  CHECK_THROWS_WITH(sample_neighbors(g, {1}, fanouts({})), Catch::Contains("one fan-out per layer"));
+  CHECK_THROWS_WITH(sample_neighbors(g, {1}, fanouts({})), Catch::Contains("one fan-out per hop"));
   CHECK_THROWS_WITH(sample_neighbors(g, {1}, fanouts({0})), Catch::Contains("got 0"));
   CHECK_THROWS_AS(sample_neighbors(g, {1}, fanouts({-2})), InputError);
   CHECK_THROWS_WITH(sample_neighbors(g, {1, 1}, fanouts({2})), Catch::Contains("repeated"));

@@ -1,5 +1,6 @@
 // Inference modes: layer-wise (and sampled with fan-outs -1) give the full-batch logits, for
-// every built-in 1-hop layer and under jumping knowledge; graphormer is refused layer-wise.
+// every built-in 1-hop layer and under jumping knowledge; graphormer is refused layer-wise;
+// sampled inference takes one fan-out per message-passing layer.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -7,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/ops/indexing.hpp"
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
 #include "attend/graph/node_inference.hpp"
@@ -89,7 +92,8 @@ TEST_CASE("layer-wise and all-neighbour sampled inference give the full-batch lo
         {"activation", "relu"}}, &typed, &identity},
   };
   for (const Case& c : cases) {
-    const auto depth = static_cast<std::size_t>(c.config["layers"].size());
+    std::size_t depth = 0;  // hops: the node_linear head adds none
+    for (const Json& l : c.config["layers"]) depth += l["type"] == "node_linear" ? 0 : 1;
     for (int64_t batch_size : {7, 64, 1000}) {
       InferenceOptions layerwise;
       layerwise.mode = InferenceMode::kLayerwise;
@@ -156,7 +160,8 @@ TEST_CASE("sampled inference with small fan-outs differs from full and is fixed 
   const Tensor full = infer_node_logits(model, g, x, nodes, {});
   CHECK_FALSE(std::equal(a.data(), a.data() + a.numel(), full.data()));
   o.sampler.fanouts = {2};
-  CHECK_THROWS_WITH(infer_node_logits(model, g, x, nodes, o), Catch::Contains("1 fan-outs for a model of 2 layers"));
+  CHECK_THROWS_WITH(infer_node_logits(model, g, x, nodes, o),
+                    Catch::Contains("1 fan-outs for a model of 2 message-passing layers"));
   o.sampler.fanouts = {2, 2};
   o.batch_size = 0;
   CHECK_THROWS_AS(infer_node_logits(model, g, x, nodes, o), InputError);
@@ -176,4 +181,77 @@ TEST_CASE("layer-wise inference refuses graphormer, which attends over all node 
   InferenceOptions o;
   o.mode = InferenceMode::kLayerwise;
   CHECK_THROWS_WITH(infer_node_logits(model, g, x, all_nodes(40), o), Catch::Contains("layer 1 ('graphormer')"));
+}
+
+TEST_CASE("sampled inference draws one hop per message-passing layer, and an old per-layer list gives its logits",
+          "[graph]") {
+  testing::ScopedThreads threads(1);
+  Registry registry;
+  register_graph_layers(registry);
+  const GraphContext g = GraphContext::from_dataset(random_dataset(200, 2000, 8));
+  const NodeFeatures x(Var(random_tensor({200, 4}, 9)));
+  const std::vector<int64_t> nodes = all_nodes(200);
+  // What sampled inference computed before: each batch's sample with the list as given (one
+  // hop per entry), the whole model on it, the batch's rows.
+  const auto per_batch = [&](NodeClassifier& model, const InferenceOptions& o) {
+    model.eval();
+    NoGradGuard no_grad;
+    std::vector<float> out;
+    const std::vector<std::vector<int64_t>> batches = seed_batches(nodes, o.batch_size, false, 0);
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      const SampledSubgraph s = sample_neighbors(g, batches[b], o.sampler, b);
+      const Tensor y = model.forward(NodeFeatures(ops::gather_rows(x.dense, s.node_ids)), s.graph, 0).value();
+      out.insert(out.end(), y.data(), y.data() + static_cast<int64_t>(batches[b].size()) * y.dim(1));
+    }
+    return out;
+  };
+  const auto logits = [&](NodeClassifier& model, const InferenceOptions& o) {
+    const Tensor t = infer_node_logits(model, g, x, nodes, o);
+    return std::vector<float>(t.data(), t.data() + t.numel());
+  };
+  InferenceOptions o;
+  o.mode = InferenceMode::kSampled;
+  o.batch_size = 64;
+  o.sampler.seed = 4;
+
+  // Every layer passes messages (the gat presets): the fan-outs as given, the logits as before.
+  NodeClassifier gat({{"layers", {layer("gat", {{"in_channels", 4}, {"out_channels", 5}, {"seed", 1}}),
+                                  layer("gat", {{"in_channels", 5}, {"out_channels", 3}, {"seed", 2}})}}},
+                     registry);
+  o.sampler.fanouts = model_fanouts(gat, {3, 2}).fanouts;
+  CHECK(o.sampler.fanouts == std::vector<int64_t>{3, 2});
+  CHECK(logits(gat, o) == per_batch(gat, o));
+
+  // gcn, batch_norm, gcn, node_linear: two hops of four layers.
+  NodeClassifier mixed({{"layers", {layer("gcn", {{"in_channels", 4}, {"out_channels", 6}, {"seed", 1}}),
+                                    layer("batch_norm", {{"in_channels", 6}}),
+                                    layer("gcn", {{"in_channels", 6}, {"out_channels", 5}, {"seed", 2}}),
+                                    layer("node_linear", {{"in_channels", 5}, {"out_channels", 3}, {"seed", 3}})}},
+                        {"activation", "relu"}},
+                       registry);
+  REQUIRE(mixed.message_passing_hops() == 2);
+  CHECK(model_fanouts(mixed, {3, 2}).note.empty());
+  const ModelFanouts old = model_fanouts(mixed, {3, 2, 4, 4});
+  CHECK(old.fanouts == std::vector<int64_t>{3, 2});
+  CHECK_THAT(old.note, Catch::Contains("--fanouts 3,2,4,4 counts every layer"));
+  CHECK_THAT(old.note, Catch::Contains("over 2 hops, so 3,2 are used"));
+  o.sampler.fanouts = old.fanouts;
+  const std::vector<float> hops = logits(mixed, o);
+  CHECK(per_batch(mixed, o) == hops);
+  // The old list's four hops: the two unread ones change no logit beyond float rounding (the
+  // samples' first two hops are the same draws; the layers' products run over more rows).
+  InferenceOptions four = o;
+  four.sampler.fanouts = {3, 2, 4, 4};
+  const std::vector<float> before = per_batch(mixed, four);
+  REQUIRE(before.size() == hops.size());
+  double largest = 0.0;
+  for (std::size_t i = 0; i < hops.size(); ++i) largest = std::max(largest, std::fabs(double(before[i]) - double(hops[i])));
+  INFO("largest difference " << largest);
+  CHECK(largest <= 1e-6);
+  CHECK_THROWS_WITH(infer_node_logits(mixed, g, x, nodes, four),
+                    Catch::Contains("4 fan-outs for a model of 2 message-passing layers (of 4 layers)"));
+  CHECK_THROWS_WITH(model_fanouts(mixed, {3, 2, 4}), Catch::Contains("3 fan-outs for a model of 2"));
+  NodeClassifier head_only({{"layers", {layer("node_linear", {{"in_channels", 4}, {"out_channels", 3}, {"seed", 3}})}}},
+                           registry);
+  CHECK_THROWS_WITH(model_fanouts(head_only, {3}), Catch::Contains("no message-passing layer"));
 }

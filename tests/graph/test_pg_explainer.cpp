@@ -93,7 +93,7 @@ TEST_CASE("PGExplainer's embeddings are the head's input and its masked forward 
     const Tensor log_p = ops::log_softmax(Var(logits)).value();  // [N, C]
     const int64_t c = data.dataset.num_classes;
     for (int64_t v : {0, 17, 42}) {
-      const ComputationGraph cg = computation_graph(data, v, message_passing_hops(model));
+      const ComputationGraph cg = computation_graph(data, v, model.message_passing_hops());
       const TargetForward pass(model, cg, 1);
       const Tensor ones({pass.num_edges()}, 1.0f);
       for (int64_t k = 0; k < c; ++k) {

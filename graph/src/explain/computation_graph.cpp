@@ -110,10 +110,4 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   return cg;
 }
 
-int message_passing_hops(const NodeClassifier& model) {
-  int hops = 0;
-  for (const NodeLayer* layer : model.layers()) hops += layer->passes_messages() ? 1 : 0;
-  return hops;
-}
-
 }  // namespace attend::graph

@@ -56,7 +56,7 @@ FaithfulnessResult evaluate_kind(NodeClassifier& model, const PreparedNodeData& 
   for (const NodeExplanation& x : set.explanations) {
     const std::vector<float>& scores = kind == Kind::kEdges ? x.edge_score : x.feature_score;
     if (scores.empty()) continue;  // a node without edges in its computation graph
-    const ComputationGraph cg = computation_graph(data, x.node, message_passing_hops(model));
+    const ComputationGraph cg = computation_graph(data, x.node, model.message_passing_hops());
     std::vector<int64_t> local_edge;  // local plain edge id of each explained edge
     if (kind == Kind::kEdges) {
       std::map<int64_t, int64_t> local;

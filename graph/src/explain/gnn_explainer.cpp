@@ -163,7 +163,7 @@ std::vector<GnnExplanation> gnn_explain_nodes(NodeClassifier& model, const Prepa
   model.eval();
   std::vector<GnnExplanation> out;
   for (std::size_t t = 0; t < nodes.size(); ++t) {
-    const ComputationGraph cg = computation_graph(data, nodes[t], message_passing_hops(model));
+    const ComputationGraph cg = computation_graph(data, nodes[t], model.message_passing_hops());
     const int64_t c = classes.empty() || classes[t] < 0 ? predicted_class(model, cg.data, cg.target) : classes[t];
     out.push_back(gnn_explainer(model, data, cg, c, options));
   }

@@ -93,7 +93,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
                              const ExplainOptions& options) {
   check_model(model);
   model.eval();
-  const ComputationGraph cg = computation_graph(data, node, message_passing_hops(model));
+  const ComputationGraph cg = computation_graph(data, node, model.message_passing_hops());
   TargetForwards passes(model, cg);
   const TargetForward& one = passes.copies(1);
   NodeExplanation out;

@@ -181,7 +181,7 @@ Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
 void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch) {
   ATTEND_CHECK(!model_.is_training(), "PGExplainer trains on a model in evaluation mode");
   const FrozenModel frozen(model_);
-  const int hops = message_passing_hops(model_);
+  const int hops = model_.message_passing_hops();
   std::vector<TrainingNode> training;
   for (int64_t v : nodes) {
     ComputationGraph cg = computation_graph(data_, v, hops);

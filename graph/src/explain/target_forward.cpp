@@ -90,8 +90,8 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
   ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
-  ATTEND_CHECK(message_passing_hops(model) == cg.hops,
-               "a computation graph of " << cg.hops << " hops for a model of " << message_passing_hops(model));
+  ATTEND_CHECK(model.message_passing_hops() == cg.hops,
+               "a computation graph of " << cg.hops << " hops for a model of " << model.message_passing_hops());
   const GraphView& plain = cg.data.graph.plain();
   const int64_t n = cg.num_nodes();
   num_edges_ = plain.num_edges();

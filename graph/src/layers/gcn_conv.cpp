@@ -21,6 +21,10 @@ const OptionList<GcnOptions>& GcnOptions::option_list() {
                "Kipf & Welling's D^-1/2 (A + I) D^-1/2; false: a plain sum over the neighbours")
           .add("bias", &O::bias, "learned output bias")
           .add("input_dropout", &O::input_dropout, "dropout on the input features (training)", OptionRange::fraction())
+          .add("init_gain", &O::init_gain,
+               "gain of the Glorot initialisation (its bound times this; sqrt(2) = 1.414 for a ReLU, as the "
+               "GNNExplainer authors' GCN)",
+               OptionRange::positive())
           .add("seed", &O::seed, "seed of the initialisation");
   return list;
 }
@@ -31,7 +35,9 @@ Json GcnOptions::to_json() const { return option_list().to_json(*this); }
 
 GcnConv::GcnConv(GcnOptions o) : options_(o) {
   Rng rng(o.seed);
-  weight_ = add_parameter("weight", init::glorot_uniform({o.in_channels, o.out_channels}, o.in_channels, o.out_channels, rng));
+  Tensor weight = init::glorot_uniform({o.in_channels, o.out_channels}, o.in_channels, o.out_channels, rng);  // [in, C]
+  for (float& w : weight) w *= o.init_gain;
+  weight_ = add_parameter("weight", std::move(weight));
   if (o.bias) bias_ = add_parameter("bias", init::zeros({o.out_channels}));
 }
 

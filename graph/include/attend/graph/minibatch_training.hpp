@@ -38,7 +38,7 @@
 namespace attend::graph {
 
 struct MiniBatchOptions {
-  /// Fan-outs (one per layer of the model), replace and per_relation; the sampler's seed is
+  /// Fan-outs (one per message-passing layer of the model), replace and per_relation; the sampler's seed is
   /// derived from the run's seed (minibatch_keys), the one given here is ignored.
   NeighborSamplerOptions sampler;
   int64_t batch_size = 512;  ///< seed nodes per batch (the last batch of an epoch may be smaller)

@@ -28,7 +28,8 @@ namespace attend::graph {
 struct NeighborSamplerOptions {
   /// Per hop from the seeds outwards (PyG's num_neighbors): fanouts[0] in-edges for each
   /// seed, fanouts[1] for each node first reached at hop 1, ...; -1 = all of them. One hop
-  /// per layer of the model that will run on the sample.
+  /// per message-passing layer of the model that will run on the sample
+  /// (NodeClassifier::message_passing_hops).
   std::vector<int64_t> fanouts;
   /// Draw with replacement: exactly `fanout` edges per node (an edge may repeat, as a
   /// parallel edge of the sample). Without: min(fanout, degree) distinct edges.

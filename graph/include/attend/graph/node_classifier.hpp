@@ -19,6 +19,10 @@
 /// activated itself (layer, L2 normalisation, batch norm, activation: Ioffe & Szegedy's place
 /// for it, before the nonlinearity), and under "cat" its output is concatenated in place of
 /// the layer before's.
+/// A layer entry may carry its own "activation" (elu, relu or none), replacing the model's
+/// after that layer (after its normalising layer when one follows it); neither the last layer
+/// nor a normalising one may carry one. The GNNExplainer authors' GCN concatenates its last
+/// convolution without the ReLU ("activation": "none" on that convolution).
 /// Parameters are named `layers.<i>.<name>`.
 
 #include <memory>
@@ -69,6 +73,10 @@ class NodeClassifier : public Module {
   bool joins_head_input(std::size_t i) const;
 
   const std::vector<const NodeLayer*>& layers() const { return layers_; }
+  /// The hops of the model's receptive field: its layers that pass messages
+  /// (NodeLayer::passes_messages; a node_linear or batch_norm reads no other node). A sampled
+  /// computation graph needs this many hops, one fan-out each.
+  int message_passing_hops() const;
 
   /// Register "node_classifier" into `registry`; the factory builds layers from `registry`.
   static void register_into(Registry& registry);
@@ -79,6 +87,8 @@ class NodeClassifier : public Module {
 
   Json config_;
   std::string activation_;
+  /// Per layer: the activation after it (after its normaliser), the model's unless overridden.
+  std::vector<std::string> layer_activation_;
   bool concat_hidden_ = false;  ///< jumping_knowledge "cat"
   bool normalize_hidden_ = false;
   std::vector<const NodeLayer*> layers_;

@@ -45,7 +45,7 @@ struct InferenceOptions {
   InferenceMode mode = InferenceMode::kFull;
   /// Target nodes per batch (layerwise, sampled).
   int64_t batch_size = 4096;
-  /// sampled: fan-outs (one per layer), replace, per_relation and the sampling seed.
+  /// sampled: fan-outs (one per message-passing layer), replace, per_relation and the sampling seed.
   NeighborSamplerOptions sampler;
   /// layerwise, sampled: the rows of the input features; empty: the in-memory features.
   NodeFeatureRows feature_rows;
@@ -55,7 +55,7 @@ struct InferenceOptions {
 /// evaluation mode (the model is switched to it) and without gradients, computed as `options` says. `features` [N, F] are
 /// the whole graph's input (full mode, and the other modes when options.feature_rows is
 /// empty). Throws attend::InputError for a batch size below 1, for sampled inference whose
-/// fan-outs are not one per layer, and for layer-wise inference of a model with a layer that
+/// fan-outs are not one per message-passing layer (check_fanouts_fit), and for layer-wise inference of a model with a layer that
 /// is not 1-hop (graphormer).
 Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
                          const std::vector<int64_t>& nodes, const InferenceOptions& options);
@@ -69,9 +69,26 @@ Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const
 Tensor infer_node_logits(NodeClassifier& model, const GraphContext& graph, const NodeFeatures& features,
                          const std::vector<int64_t>& nodes, const InferenceOptions& options, const Communicator& comm);
 
-/// Throws attend::InputError unless `fanouts` has one entry per layer of `model` (a sampled
-/// computation graph has one hop per layer).
+/// Throws attend::InputError unless `fanouts` has one entry per message-passing layer of
+/// `model` (NodeClassifier::message_passing_hops: a sampled computation graph has one hop per
+/// layer that reads neighbours; node_linear and batch_norm read none).
 void check_fanouts_fit(const NodeClassifier& model, const std::vector<int64_t>& fanouts);
+
+/// Fan-outs as given for `model`, made one per message-passing hop. Before session 11
+/// `--fanouts` took one per layer, counting node_linear and batch_norm, and the sampler drew
+/// that many hops, of which the model read only the first message_passing_hops() (a hop's
+/// draws do not depend on later hops'). A list of that old length (one per layer, when it
+/// differs from the hops) is therefore mapped to its first message_passing_hops() entries,
+/// which draw the same edges for the hops the model reads (the logits agree up to float
+/// rounding; a batch_norm's training statistics now cover only those hops' nodes); `note`
+/// then says so, for the log.
+struct ModelFanouts {
+  std::vector<int64_t> fanouts;  ///< one per message-passing hop
+  std::string note;              ///< empty unless an old per-layer list was mapped
+};
+/// Throws attend::InputError for another count, or for a model that passes no messages (a
+/// sampled computation graph would be the seeds alone: train it full-batch).
+ModelFanouts model_fanouts(const NodeClassifier& model, const std::vector<int64_t>& fanouts);
 
 /// Throws what infer_node_logits would throw for `model` and `options` (the batch size, the
 /// fan-out count, a layer that is not 1-hop), before any work: training checks its

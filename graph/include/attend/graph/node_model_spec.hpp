@@ -17,6 +17,8 @@
 /// given as "auto" (`num_relations`, `num_nodes`) is filled from the graph. A layer may carry
 /// "weight_decay": an L2 term on that layer's parameters only (R-GCN's "L2 on the first
 /// layer"), added to their gradients as the optimizer's own weight_decay adds it to all.
+/// A layer may also carry "activation" (elu, relu or none): the one after that layer in place
+/// of the model's (NodeClassifier; not on the last layer nor on a batch_norm).
 /// "jumping_knowledge": "cat" makes the last layer read the concatenation of every hidden
 /// layer's output (NodeClassifier); its `in_channels` then defaults to the sum of their widths.
 /// "clip_grad_norm": scale the gradients so their global L2 norm is at most this (0: off).
@@ -40,6 +42,8 @@ struct NodeModelSpec {
   Json layers = Json::array();      ///< [{"type", options...}] ("weight_decay" taken out)
   /// Per layer: coefficient of the extra L2 term (gradient += weight_decay * value); 0 = none.
   std::vector<double> layer_weight_decay;
+  /// Per layer: the activation after it when the layer names one ("" = the model's).
+  std::vector<std::string> layer_activation;
   std::string activation = "elu";
   Json optimizer = {{"type", "adam"}, {"lr", 0.005}, {"weight_decay", 5e-4}};
   int epochs = 1000;                ///< maximum epochs

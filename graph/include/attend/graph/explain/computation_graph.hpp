@@ -46,8 +46,4 @@ struct ComputationGraph {
 /// explained edge).
 ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target, int hops);
 
-/// L of a model: its layers that pass messages (NodeLayer::passes_messages; a node_linear
-/// head adds no hop, so its in-edges beyond L hops would only add edges of zero influence).
-int message_passing_hops(const NodeClassifier& model);
-
 }  // namespace attend::graph

@@ -22,6 +22,7 @@ struct GcnOptions {
   bool normalize = true;       ///< symmetric normalisation D^-1/2 A D^-1/2; false: a plain sum
   bool bias = true;
   float input_dropout = 0.0f;  ///< dropout on the input features (training)
+  float init_gain = 1.0f;      ///< the Glorot bound is multiplied by this (PyTorch's `gain`)
   uint64_t seed = 0;           ///< seeds the Glorot initialisation
 
   /// The options above as the JSON config's keys, with their ranges and meanings.
@@ -30,7 +31,7 @@ struct GcnOptions {
   Json to_json() const;
 };
 
-/// Parameters: weight [in, C] (Glorot), bias [C] (zeros).
+/// Parameters: weight [in, C] (Glorot uniform, bound times init_gain), bias [C] (zeros).
 /// Forward (Kipf & Welling 2017, Eq. 2): x' = D^-1/2 (A + I) D^-1/2 x W + b, that is
 /// x'_i = sum_{j in N(i) + i} x_j W / sqrt(d_i d_j) + b with d the in-degree counting the
 /// self-loop. The propagation matrix is GraphContext::adjacency (built once per graph, a
