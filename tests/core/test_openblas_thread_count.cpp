@@ -2,8 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "attend/core/gemm.hpp"
 #include "attend/core/ops/batched_matmul.hpp"
@@ -53,6 +55,23 @@ TEST_CASE("OpenBLAS's thread count is left as found after products in and outsid
     CHECK(std::memcmp(one.first.data(), many.first.data(), m * n * sizeof(float)) == 0);
     CHECK(std::memcmp(one.second.data(), many.second.data(), batch * 96 * 160 * sizeof(float)) == 0);
   }
+  // Two threads of the user's calling gemm at once (as two Python threads can: the bindings
+  // release the GIL). Each saving and restoring the count on its own would leave 1 whenever one
+  // saved it while the other held it at 1; the count must be 2 once both are done.
+  // (Catch's CHECK is for the test's own thread: the workers count wrong products instead.)
+  std::atomic<int> wrong_products{0};
+  auto repeated_products = [&] {
+    for (int i = 0; i < 200; ++i) {
+      Tensor c({m, n}, 0.0f);
+      gemm(false, true, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f, c.data(), n);
+      if (std::memcmp(one.first.data(), c.data(), m * n * sizeof(float)) != 0) ++wrong_products;
+    }
+  };
+  std::thread first(repeated_products), second(repeated_products);
+  first.join();
+  second.join();
+  CHECK(wrong_products == 0);
+  CHECK(get_threads() == 2);
   set_num_threads(attend_threads);
   set_threads(user_threads);
 }
