@@ -14,6 +14,9 @@
 
 #include "attend/core/parallel.hpp"
 #include "ops/tile_gemm.hpp"
+#ifdef ATTEND_HAVE_OPENBLAS
+#include "openblas_one_thread.hpp"
+#endif
 
 namespace attend {
 
@@ -172,9 +175,8 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                int64_t ldc) {
   // Each call on the calling thread alone: OpenBLAS's own threads split a product by their
-  // count. Checked on every product, because another user of the same library in this process
-  // (torch links it too) may have raised the count since.
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  // count. The count is set back when the product is done (torch links the same library).
+  const detail::OpenblasOneThread one_thread;
   const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
   auto block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     const float* a0 = trans_a ? a + r0 : a + r0 * lda;  // op(A) rows r0..r1
