@@ -1,0 +1,133 @@
+/// Benchmark of one full-batch training epoch of a node classifier (by default the GAT of
+/// Velickovic et al. 2018 in benchmarks/models/gat-epoch.json: two GAT layers, dropout, Adam)
+/// on a graph file, the epoch `attend node-classify train` runs without its per-epoch
+/// evaluation: zero the gradients, forward in training mode (dropout on), cross-entropy over
+/// the training split, backward, one optimizer step. Times the median of --repeats epochs after
+/// one warm-up epoch. benchmarks/compare.py runs it beside PyTorch Geometric's GATConv
+/// (benchmarks/reference_pyg.py), which reads --init-checkpoint (the model, the graph-file
+/// independent initial weights) and checks the two models by their parameters and by
+/// --initial-loss: the evaluation-mode (no dropout) training loss of those weights.
+/// Prints one line and writes JSON to --json.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "attend/core/checkpoint.hpp"
+#include "attend/core/heap.hpp"
+#include "attend/core/measure.hpp"
+#include "attend/core/openmp_waiting.hpp"
+#include "attend/core/ops/loss.hpp"
+#include "attend/core/optimizer.hpp"
+#include "attend/core/parallel.hpp"
+#include "attend/core/parameter_arena.hpp"
+#include "attend/core/random.hpp"
+#include "attend/core/registry.hpp"
+#include "attend/core/training_checkpoint.hpp"
+#include "attend/graph/builtin_layers.hpp"
+#include "attend/graph/graph_store.hpp"
+#include "attend/graph/node_classifier.hpp"
+#include "attend/graph/node_model_spec.hpp"
+#include "attend/graph/node_training.hpp"
+#include "option_checks.hpp"
+
+using namespace attend;
+using namespace attend::graph;
+
+namespace {
+
+/// Median of `runs` (not empty).
+double median(std::vector<double> runs) {
+  std::sort(runs.begin(), runs.end());
+  return runs[runs.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bound_openmp_spinning(argv);  // as the attend program does: before anything else
+  CLI::App app{"Benchmark one full-batch training epoch of a node classifier"};
+  std::string data_path, model = "benchmarks/models/gat-epoch.json", checkpoint_path, json_path;
+  uint64_t seed = 0;
+  int repeats = 5, threads = 0;
+  app.add_option("--data", data_path, "graph file (attend generate large-graph)")->required();
+  app.add_option("--model", model, "model preset or JSON file (node-classify train --model)")->capture_default_str();
+  app.add_option("--seed", seed, "seed of the initial weights and the dropout masks")->capture_default_str();
+  app.add_option("--repeats", repeats, "timed epochs after one warm-up; the median is reported")
+      ->check(attend::cli::at_least(1));
+  app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
+  app.add_option("--init-checkpoint", checkpoint_path, "write the model and its initial weights here (HDF5)");
+  app.add_option("--json", json_path, "write the results as JSON here");
+  CLI11_PARSE(app, argc, argv);
+  if (threads > 0) set_num_threads(threads);
+  keep_freed_memory();  // as the attend program does
+
+  Registry registry;
+  register_graph_layers(registry);
+  const NodeModelSpec spec = NodeModelSpec::load(model);
+  const PreparedNodeData data = prepare_node_data(load_node_dataset_h5(data_path), spec.normalize_features);
+  const NodeDataset& d = data.dataset;
+  NodeClassifier classifier(resolve_model_config(spec, d, data.graph, seed, registry), registry);
+  Json optimizer_config = spec.optimizer;
+  const std::string optimizer_type = optimizer_config["type"].get<std::string>();
+  optimizer_config.erase("type");
+  const std::unique_ptr<Optimizer> optimizer = make_optimizer(optimizer_type, optimizer_config);
+  ParameterArena arena(classifier.named_parameters());
+
+  nlohmann::json parameters = nlohmann::json::object();
+  for (const ArenaSlot& slot : arena.slots()) parameters[slot.name] = slot.shape;
+  if (!checkpoint_path.empty()) save_checkpoint(checkpoint_path, capture_checkpoint(classifier, arena, nullptr, nullptr));
+  double initial_loss = 0.0;
+  {
+    NoGradGuard no_grad;
+    classifier.eval();
+    initial_loss = ops::cross_entropy(classifier.forward(data.features, data.graph, seed), d.labels, d.train)
+                       .value()
+                       .item();
+  }
+
+  // One epoch as node_training.cpp's full-batch step, less its evaluation.
+  std::vector<double> seconds, cpu_seconds, losses;
+  for (int epoch = 0; epoch <= repeats; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = process_cpu_seconds();
+    arena.zero_grad();
+    classifier.train();
+    Var loss = ops::cross_entropy(classifier.forward(data.features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))),
+                                  d.labels, d.train);
+    loss.backward();
+    optimizer->step(arena);
+    losses.push_back(loss.value().item());
+    if (epoch == 0) continue;  // warm-up
+    cpu_seconds.push_back(process_cpu_seconds() - cpu_start);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const double epoch_ms = 1e3 * median(seconds), cpu_ms = 1e3 * median(cpu_seconds);
+  std::printf("%s on %s (%lld nodes, %lld train): %d threads, median of %d epochs: %.1f ms per epoch (CPU %.1f ms), "
+              "%lld parameters, initial loss %.6f, peak RSS %.0f MiB\n",
+              spec.name.c_str(), data_path.c_str(), static_cast<long long>(d.num_nodes),
+              static_cast<long long>(d.train.size()), num_threads(), repeats, epoch_ms, cpu_ms,
+              static_cast<long long>(arena.trainable_size()), initial_loss, peak_rss_mib());
+  if (!json_path.empty()) {
+    const nlohmann::json out = {{"model", spec.name},
+                                {"nodes", d.num_nodes},
+                                {"train_nodes", d.train.size()},
+                                {"threads", num_threads()},
+                                {"epoch_ms", epoch_ms},
+                                {"epoch_cpu_ms", cpu_ms},
+                                {"seconds", seconds},
+                                {"losses", losses},
+                                {"initial_loss", initial_loss},
+                                {"parameter_count", arena.trainable_size()},
+                                {"parameters", parameters},
+                                {"peak_rss_mib", peak_rss_mib()}};
+    std::ofstream(json_path) << out.dump(2) << "\n";
+  }
+  return 0;
+}
