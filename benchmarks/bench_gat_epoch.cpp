@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   std::string data_path, model = "benchmarks/models/gat-epoch.json", checkpoint_path, json_path;
   uint64_t seed = 0;
   int repeats = 5, threads = 0;
+  bool dense_features = false;
   app.add_option("--data", data_path, "graph file (attend generate large-graph)")->required();
   app.add_option("--model", model, "model preset or JSON file (node-classify train --model)")->capture_default_str();
   app.add_option("--seed", seed, "seed of the initial weights and the dropout masks")->capture_default_str();
@@ -64,6 +65,9 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
   app.add_option("--init-checkpoint", checkpoint_path, "write the model and its initial weights here (HDF5)");
   app.add_option("--json", json_path, "write the results as JSON here");
+  app.add_flag("--dense-features", dense_features,
+               "hold the features as a dense [N, F] matrix (node-classify train holds them in CSR form, whatever the "
+               "file's layout): shows what the CSR form costs");
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) set_num_threads(threads);
   keep_freed_memory();  // as the attend program does
@@ -73,6 +77,8 @@ int main(int argc, char** argv) {
   const NodeModelSpec spec = NodeModelSpec::load(model);
   const PreparedNodeData data = prepare_node_data(load_node_dataset_h5(data_path), spec.normalize_features);
   const NodeDataset& d = data.dataset;
+  const NodeFeatures features =  // [N, F]
+      dense_features ? NodeFeatures(Var(data.features.sparse->to_dense())) : data.features;
   NodeClassifier classifier(resolve_model_config(spec, d, data.graph, seed, registry), registry);
   Json optimizer_config = spec.optimizer;
   const std::string optimizer_type = optimizer_config["type"].get<std::string>();
@@ -87,7 +93,7 @@ int main(int argc, char** argv) {
   {
     NoGradGuard no_grad;
     classifier.eval();
-    initial_loss = ops::cross_entropy(classifier.forward(data.features, data.graph, seed), d.labels, d.train)
+    initial_loss = ops::cross_entropy(classifier.forward(features, data.graph, seed), d.labels, d.train)
                        .value()
                        .item();
   }
@@ -99,7 +105,7 @@ int main(int argc, char** argv) {
     const double cpu_start = process_cpu_seconds();
     arena.zero_grad();
     classifier.train();
-    Var loss = ops::cross_entropy(classifier.forward(data.features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))),
+    Var loss = ops::cross_entropy(classifier.forward(features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))),
                                   d.labels, d.train);
     loss.backward();
     optimizer->step(arena);
@@ -119,6 +125,7 @@ int main(int argc, char** argv) {
                                 {"nodes", d.num_nodes},
                                 {"train_nodes", d.train.size()},
                                 {"threads", num_threads()},
+                                {"dense_features", dense_features},
                                 {"epoch_ms", epoch_ms},
                                 {"epoch_cpu_ms", cpu_ms},
                                 {"seconds", seconds},
