@@ -4,9 +4,10 @@
 /// evaluation: zero the gradients, forward in training mode (dropout on), cross-entropy over
 /// the training split, backward, one optimizer step. Times the median of --repeats epochs after
 /// one warm-up epoch. benchmarks/compare.py runs it beside PyTorch Geometric's GATConv
-/// (benchmarks/reference_pyg.py), which reads --init-checkpoint (the model and its initial
-/// weights); compare.py checks the two models by their parameters, by the evaluation-mode (no
-/// dropout) training loss of those weights and by that loss after one Adam step without dropout.
+/// (benchmarks/reference_pyg.py); with --check it times nothing and instead writes the model and
+/// its initial weights (--init-checkpoint, which the reference reads) and the two losses
+/// compare.py checks the sides by: the evaluation-mode (no dropout) training loss of those
+/// weights, and that loss after one optimizer step taken without dropout.
 /// Prints one line and writes JSON to --json.
 
 #include <algorithm>
@@ -56,14 +57,17 @@ int main(int argc, char** argv) {
   std::string data_path, model = "benchmarks/models/gat-epoch.json", checkpoint_path, json_path;
   uint64_t seed = 0;
   int repeats = 5, threads = 0;
-  bool dense_features = false;
+  bool dense_features = false, check = false;
   app.add_option("--data", data_path, "graph file (attend generate large-graph)")->required();
   app.add_option("--model", model, "model preset or JSON file (node-classify train --model)")->capture_default_str();
   app.add_option("--seed", seed, "seed of the initial weights and the dropout masks")->capture_default_str();
   app.add_option("--repeats", repeats, "timed epochs after one warm-up; the median is reported")
       ->check(attend::cli::at_least(1));
   app.add_option("--threads", threads, "thread count (default: OpenMP's)")->check(attend::cli::at_least(1));
-  app.add_option("--init-checkpoint", checkpoint_path, "write the model and its initial weights here (HDF5)");
+  app.add_flag("--check", check,
+               "time nothing: write --init-checkpoint and the check losses (a process of its own, so that the "
+               "timed one's peak memory is the epochs' alone)");
+  app.add_option("--init-checkpoint", checkpoint_path, "with --check: write the model and its initial weights here (HDF5)");
   app.add_option("--json", json_path, "write the results as JSON here");
   app.add_flag("--dense-features", dense_features,
                "hold the features as a dense [N, F] matrix (node-classify train holds them in CSR form, whatever the "
@@ -88,67 +92,64 @@ int main(int argc, char** argv) {
 
   nlohmann::json parameters = nlohmann::json::object();
   for (const ArenaSlot& slot : arena.slots()) parameters[slot.name] = slot.shape;
-  if (!checkpoint_path.empty()) save_checkpoint(checkpoint_path, capture_checkpoint(classifier, arena, nullptr, nullptr));
-  // The check of the model against the reference: the evaluation-mode (no dropout) training
-  // loss of the initial weights, and again after one Adam step taken without dropout (from a
-  // fresh optimizer; the weights are put back before the timed epochs).
-  const auto eval_loss = [&] {
-    NoGradGuard no_grad;
-    classifier.eval();
-    return static_cast<double>(
-        ops::cross_entropy(classifier.forward(features, data.graph, seed), d.labels, d.train).value().item());
-  };
-  const double initial_loss = eval_loss();
-  double step_loss = 0.0;
-  {
-    const Tensor initial = arena.snapshot();  // [arena size]
-    const std::unique_ptr<Optimizer> check_optimizer = make_optimizer(optimizer_type, optimizer_config);
+  nlohmann::json out = {{"model", spec.name},
+                        {"nodes", d.num_nodes},
+                        {"train_nodes", d.train.size()},
+                        {"threads", num_threads()},
+                        {"dense_features", dense_features},
+                        {"parameter_count", arena.trainable_size()},
+                        {"parameters", parameters}};
+  if (check) {
+    // The evaluation-mode (no dropout) training loss of the initial weights, and again after
+    // one optimizer step taken without dropout.
+    const auto eval_loss = [&] {
+      NoGradGuard no_grad;
+      classifier.eval();
+      return static_cast<double>(
+          ops::cross_entropy(classifier.forward(features, data.graph, seed), d.labels, d.train).value().item());
+    };
+    if (!checkpoint_path.empty()) save_checkpoint(checkpoint_path, capture_checkpoint(classifier, arena, nullptr, nullptr));
+    const double initial_loss = eval_loss();
     arena.zero_grad();
     classifier.eval();
     ops::cross_entropy(classifier.forward(features, data.graph, seed), d.labels, d.train).backward();
-    check_optimizer->step(arena);
-    step_loss = eval_loss();
-    arena.restore(initial);
-  }
-
-  // One epoch as node_training.cpp's full-batch step, less its evaluation.
-  std::vector<double> seconds, cpu_seconds, losses;
-  for (int epoch = 0; epoch <= repeats; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = process_cpu_seconds();
-    arena.zero_grad();
-    classifier.train();
-    Var loss = ops::cross_entropy(classifier.forward(features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))),
-                                  d.labels, d.train);
-    loss.backward();
     optimizer->step(arena);
-    losses.push_back(loss.value().item());
-    if (epoch == 0) continue;  // warm-up
-    cpu_seconds.push_back(process_cpu_seconds() - cpu_start);
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const double step_loss = eval_loss();
+    std::printf("%s on %s (%lld nodes, %lld train): %lld parameters, initial loss %.6f, %.6f after a step without "
+                "dropout\n",
+                spec.name.c_str(), data_path.c_str(), static_cast<long long>(d.num_nodes),
+                static_cast<long long>(d.train.size()), static_cast<long long>(arena.trainable_size()), initial_loss,
+                step_loss);
+    out["initial_loss"] = initial_loss;
+    out["step_loss"] = step_loss;
+  } else {
+    // One epoch as node_training.cpp's full-batch step, less its evaluation.
+    std::vector<double> seconds, cpu_seconds, losses;
+    for (int epoch = 0; epoch <= repeats; ++epoch) {
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu_start = process_cpu_seconds();
+      arena.zero_grad();
+      classifier.train();
+      Var loss = ops::cross_entropy(
+          classifier.forward(features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))), d.labels, d.train);
+      loss.backward();
+      optimizer->step(arena);
+      losses.push_back(loss.value().item());
+      if (epoch == 0) continue;  // warm-up
+      cpu_seconds.push_back(process_cpu_seconds() - cpu_start);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    const double epoch_ms = 1e3 * median(seconds), cpu_ms = 1e3 * median(cpu_seconds);
+    std::printf("%s on %s (%lld nodes, %lld train): %d threads, median of %d epochs: %.1f ms per epoch (CPU %.1f "
+                "ms), peak RSS %.0f MiB\n",
+                spec.name.c_str(), data_path.c_str(), static_cast<long long>(d.num_nodes),
+                static_cast<long long>(d.train.size()), num_threads(), repeats, epoch_ms, cpu_ms, peak_rss_mib());
+    out["epoch_ms"] = epoch_ms;
+    out["epoch_cpu_ms"] = cpu_ms;
+    out["seconds"] = seconds;
+    out["losses"] = losses;
+    out["peak_rss_mib"] = peak_rss_mib();
   }
-  const double epoch_ms = 1e3 * median(seconds), cpu_ms = 1e3 * median(cpu_seconds);
-  std::printf("%s on %s (%lld nodes, %lld train): %d threads, median of %d epochs: %.1f ms per epoch (CPU %.1f ms), "
-              "%lld parameters, initial loss %.6f (%.6f after a step without dropout), peak RSS %.0f MiB\n",
-              spec.name.c_str(), data_path.c_str(), static_cast<long long>(d.num_nodes),
-              static_cast<long long>(d.train.size()), num_threads(), repeats, epoch_ms, cpu_ms,
-              static_cast<long long>(arena.trainable_size()), initial_loss, step_loss, peak_rss_mib());
-  if (!json_path.empty()) {
-    const nlohmann::json out = {{"model", spec.name},
-                                {"nodes", d.num_nodes},
-                                {"train_nodes", d.train.size()},
-                                {"threads", num_threads()},
-                                {"dense_features", dense_features},
-                                {"epoch_ms", epoch_ms},
-                                {"epoch_cpu_ms", cpu_ms},
-                                {"seconds", seconds},
-                                {"losses", losses},
-                                {"initial_loss", initial_loss},
-                                {"step_loss", step_loss},
-                                {"parameter_count", arena.trainable_size()},
-                                {"parameters", parameters},
-                                {"peak_rss_mib", peak_rss_mib()}};
-    std::ofstream(json_path) << out.dump(2) << "\n";
-  }
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
   return 0;
 }

@@ -364,22 +364,26 @@ def gat_model_epoch_row(runner, threads, repeats, work):
     for b in (attend, bench):
         if not os.path.exists(b):
             sys.exit(f"{b} not found: build first (cmake --build {runner.args.build})")
-    graph, init, a_json = (os.path.join(work, name) for name in ("graph.h5", "init.h5", "attend.json"))
+    graph, init, a_check, a_json = (os.path.join(work, name) for name in
+                                    ("graph.h5", "init.h5", "attend.check.json", "attend.json"))
     run_child([attend, "generate", "large-graph"] + MODEL_EPOCH_GRAPH + ["--chunk-rows", "0", "--quiet", "--out", graph],
               runner.env(1))
-    _, a_rss = run_child([bench, "--data", graph, "--model", MODEL_EPOCH, "--threads", str(threads), "--repeats",
-                          str(repeats), "--init-checkpoint", init, "--json", a_json], runner.env(threads))
-    a = json.load(open(a_json))
+    common = ["--data", graph, "--model", MODEL_EPOCH, "--threads", str(threads)]
+    # The checks run in processes of their own, so that each timed process's peak is its epochs'.
+    run_child([bench] + common + ["--check", "--init-checkpoint", init, "--json", a_check], runner.env(threads))
+    _, a_rss = run_child([bench] + common + ["--repeats", str(repeats), "--json", a_json], runner.env(threads))
+    a, a_check = json.load(open(a_json)), json.load(open(a_check))
     r, r_rss, check = None, None, None
     if runner.torch_python:
-        out, r_rss = run_child([runner.torch_python, REFERENCE_PYG, "--pyg", runner.args.pyg, "--data", graph,
-                                "--checkpoint", init, "--model", MODEL_EPOCH, "--threads", str(threads),
-                                "--repeats", str(repeats)], runner.reference_env(threads))
+        reference = [runner.torch_python, REFERENCE_PYG, "--pyg", runner.args.pyg, "--checkpoint", init] + common
+        out, _ = run_child(reference + ["--check"], runner.reference_env(threads))
+        r_check = json.loads(out.strip().splitlines()[-1])
+        out, r_rss = run_child(reference + ["--repeats", str(repeats)], runner.reference_env(threads))
         r = json.loads(out.strip().splitlines()[-1])
         check = {"parameter_count": [a["parameter_count"], r["parameter_count"]],
                  "same_parameters": a["parameters"] == r["parameters"],
-                 "initial_loss": [a["initial_loss"], r["initial_loss"]],
-                 "step_loss": [a["step_loss"], r["step_loss"]], "pyg_version": r["pyg_version"]}
+                 "initial_loss": [a_check["initial_loss"], r_check["initial_loss"]],
+                 "step_loss": [a_check["step_loss"], r_check["step_loss"]], "pyg_version": r["pyg_version"]}
     x = row("gat_model_epoch_pyg", a["epoch_ms"], r["ms"] if r else None, a_rss, r_rss,
             f"full GAT training epoch ({os.path.basename(MODEL_EPOCH)}), 100k nodes, 1M edges, 128 features; "
             f"ms per epoch; reference PyTorch Geometric {r['pyg_version'] if r else '-'} GATConv")
@@ -387,11 +391,11 @@ def gat_model_epoch_row(runner, threads, repeats, work):
     x["reference_epoch_cpu_ms"] = r["cpu_ms"] if r else None
     x["model_check"] = check
     if check:
-        loss_error = max(abs(a[k] - r[k]) / abs(r[k]) for k in ("initial_loss", "step_loss"))
+        loss_error = max(abs(u - v) / abs(v) for u, v in (check["initial_loss"], check["step_loss"]))
         if not check["same_parameters"] or loss_error > MAX_MODEL_EPOCH_LOSS_ERROR:
             x["note"] += (f"; NOT THE SAME MODEL: parameters {'equal' if check['same_parameters'] else 'differ'}, "
-                          f"losses (initial, after a step) attend {a['initial_loss']:.6f} {a['step_loss']:.6f}, "
-                          f"reference {r['initial_loss']:.6f} {r['step_loss']:.6f}; no speedup printed")
+                          f"losses (attend, reference) initial {check['initial_loss']}, after a step "
+                          f"{check['step_loss']}; no speedup printed")
             x["speedup"] = None
     print(f"  gat_model_epoch_pyg: attend {a['epoch_ms']:.0f} ms/epoch (CPU {a['epoch_cpu_ms']:.0f}), PyG "
           f"{fmt(r['ms'] if r else None, '.0f')} ms/epoch (CPU {fmt(x['reference_epoch_cpu_ms'], '.0f')}); "

@@ -3,7 +3,7 @@
 gat_model_epoch_pyg row (bench_gat_epoch on the other side).
 
 Usage: /usr/bin/python3 benchmarks/reference_pyg.py --pyg PYG_SOURCE_TREE --data GRAPH.h5
-           --checkpoint INIT.h5 --model MODEL.json [--threads T] [--repeats R] [--seed S]
+           --checkpoint INIT.h5 --model MODEL.json [--threads T] [--repeats R] [--seed S] [--check]
 
 PYG_SOURCE_TREE is a PyTorch Geometric source tree (the folder holding `torch_geometric/`, e.g.
 `git archive 2.3.1` of its repository; 2.3.1 runs on Debian's torch 1.13 with its pure-Python
@@ -17,10 +17,10 @@ optimizer (Adam, learning rate, weight decay) comes from MODEL.json, the graph f
 attend holds them: a repeated pair once, an undirected graph's in both directions). An epoch: zero the gradients, forward in training mode,
 cross-entropy over the training split, backward, optimizer step; the median of R epochs after
 one warm-up.
-Prints one JSON line: {"ms", "cpu_ms", "seconds", "initial_loss" (the evaluation-mode training
-loss of the initial weights, as bench_gat_epoch's), "step_loss" (the same after one Adam step
-without dropout), "losses", "parameter_count", "parameters" (name: shape, in attend's names),
-"pyg_version"}.
+Prints one JSON line: {"ms", "cpu_ms", "seconds", "losses", "parameter_count", "parameters"
+(name: shape, in attend's names), "pyg_version"}; with --check, which times nothing,
+"initial_loss" (the evaluation-mode training loss of the initial weights) and "step_loss" (the
+same after one Adam step without dropout) in place of the times, as bench_gat_epoch --check.
 """
 import argparse
 import json
@@ -108,6 +108,38 @@ class PygGat(torch.nn.Module):
         return out
 
 
+def check_losses(model, optimizer, x, edge_index, labels, train):
+    """As bench_gat_epoch --check: the evaluation-mode (no dropout) training loss of the initial
+    weights, and again after one optimizer step taken without dropout."""
+    def eval_loss():
+        with torch.no_grad():
+            return torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train]).item()
+    model.eval()
+    initial_loss = eval_loss()
+    optimizer.zero_grad()
+    torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train]).backward()
+    optimizer.step()
+    return {"initial_loss": initial_loss, "step_loss": eval_loss()}
+
+
+def time_epochs(model, optimizer, x, edge_index, labels, train, repeats):
+    """Median wall and CPU ms of `repeats` training epochs after one warm-up."""
+    seconds, cpu_seconds, losses = [], [], []
+    for epoch in range(repeats + 1):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        model.train()
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train])
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        if epoch > 0:  # the first is a warm-up
+            cpu_seconds.append(time.process_time() - cpu_start)
+            seconds.append(time.perf_counter() - start)
+    return {"ms": 1e3 * statistics.median(seconds), "cpu_ms": 1e3 * statistics.median(cpu_seconds),
+            "seconds": seconds, "losses": losses}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pyg", required=True, help="PyTorch Geometric source tree (holds torch_geometric/)")
@@ -117,6 +149,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seed", type=int, default=0, help="seeds torch's dropout masks")
+    p.add_argument("--check", action="store_true",
+                   help="time nothing: the check losses (a process of its own, as bench_gat_epoch --check)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -132,38 +166,13 @@ def main():
     if opt["type"] != "adam":
         sys.exit(f"reference_pyg.py: optimizer {opt['type']}: only adam is written here")
     optimizer = torch.optim.Adam(model.parameters(), lr=opt.get("lr", 1e-3), weight_decay=opt.get("weight_decay", 0.0))
-    def eval_loss():
-        model.eval()
-        with torch.no_grad():
-            return torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train]).item()
-    # As bench_gat_epoch: the loss of the initial weights, and after one Adam step without
-    # dropout from a fresh optimizer; the weights are put back before the timed epochs.
-    initial_loss = eval_loss()
-    initial = {k: v.clone() for k, v in model.state_dict().items()}
-    check_optimizer = torch.optim.Adam(model.parameters(), lr=opt.get("lr", 1e-3), weight_decay=opt.get("weight_decay", 0.0))
-    model.eval()
-    torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train]).backward()
-    check_optimizer.step()
-    step_loss = eval_loss()
-    model.load_state_dict(initial)
-
-    seconds, cpu_seconds, losses = [], [], []
-    for epoch in range(args.repeats + 1):
-        start, cpu_start = time.perf_counter(), time.process_time()
-        model.train()
-        optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x, edge_index)[train], labels[train])
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        if epoch > 0:  # the first is a warm-up
-            cpu_seconds.append(time.process_time() - cpu_start)
-            seconds.append(time.perf_counter() - start)
-    print(json.dumps({"ms": 1e3 * statistics.median(seconds), "cpu_ms": 1e3 * statistics.median(cpu_seconds),
-                      "seconds": seconds, "initial_loss": initial_loss, "step_loss": step_loss, "losses": losses,
-                      "parameter_count": sum(q.numel() for q in model.parameters()),
-                      "parameters": model.attend_parameters(), "pyg_version": torch_geometric.__version__}))
-
+    out = {"parameter_count": sum(q.numel() for q in model.parameters()), "parameters": model.attend_parameters(),
+           "pyg_version": torch_geometric.__version__}
+    if args.check:
+        out.update(check_losses(model, optimizer, x, edge_index, labels, train))
+    else:
+        out.update(time_epochs(model, optimizer, x, edge_index, labels, train, args.repeats))
+    print(json.dumps(out))
 
 if __name__ == "__main__":
     main()
