@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   std::string data_path, model = "benchmarks/models/gat-epoch.json", checkpoint_path, json_path;
   uint64_t seed = 0;
   int repeats = 5, threads = 0;
-  bool dense_features = false, check = false;
+  bool csr_features = false, check = false;
   app.add_option("--data", data_path, "graph file (attend generate large-graph)")->required();
   app.add_option("--model", model, "model preset or JSON file (node-classify train --model)")->capture_default_str();
   app.add_option("--seed", seed, "seed of the initial weights and the dropout masks")->capture_default_str();
@@ -69,9 +70,9 @@ int main(int argc, char** argv) {
                "timed one's peak memory is the epochs' alone)");
   app.add_option("--init-checkpoint", checkpoint_path, "with --check: write the model and its initial weights here (HDF5)");
   app.add_option("--json", json_path, "write the results as JSON here");
-  app.add_flag("--dense-features", dense_features,
-               "hold the features as a dense [N, F] matrix (node-classify train holds them in CSR form, whatever the "
-               "file's layout): shows what the CSR form costs");
+  app.add_flag("--csr-features", csr_features,
+               "hold the features in CSR form whatever their density (node-classify train holds dense features dense, "
+               "input_features): shows what the CSR form of dense features costs");
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) set_num_threads(threads);
   keep_freed_memory();  // as the attend program does
@@ -81,8 +82,12 @@ int main(int argc, char** argv) {
   const NodeModelSpec spec = NodeModelSpec::load(model);
   const PreparedNodeData data = prepare_node_data(load_node_dataset_h5(data_path), spec.normalize_features);
   const NodeDataset& d = data.dataset;
-  const NodeFeatures features =  // [N, F]
-      dense_features ? NodeFeatures(Var(data.features.sparse->to_dense())) : data.features;
+  const auto csr_form = [&] {  // d.features normalised as prepare_node_data does
+    auto x = std::make_shared<SparseMatrix>(d.features);
+    if (spec.normalize_features) x->normalize_rows();
+    return NodeFeatures(std::shared_ptr<const SparseMatrix>(std::move(x)));
+  };
+  const NodeFeatures features = csr_features ? csr_form() : data.features;  // [N, F]
   NodeClassifier classifier(resolve_model_config(spec, d, data.graph, seed, registry), registry);
   Json optimizer_config = spec.optimizer;
   const std::string optimizer_type = optimizer_config["type"].get<std::string>();
@@ -96,7 +101,7 @@ int main(int argc, char** argv) {
                         {"nodes", d.num_nodes},
                         {"train_nodes", d.train.size()},
                         {"threads", num_threads()},
-                        {"dense_features", dense_features},
+                        {"csr_features", csr_features},
                         {"parameter_count", arena.trainable_size()},
                         {"parameters", parameters}};
   if (check) {

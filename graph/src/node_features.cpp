@@ -4,6 +4,7 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/ops/dropout.hpp"
+#include "attend/core/ops/indexing.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/sparse_matmul.hpp"
 
@@ -21,6 +22,31 @@ NodeFeatures dropout(const NodeFeatures& x, float p, uint64_t seed, bool trainin
   if (x.is_sparse()) return NodeFeatures(ops::sparse_dropout(x.sparse, p, seed));
   return NodeFeatures(ops::dropout(x.dense, p, seed, training));
 }
+
+NodeFeatures input_features(std::shared_ptr<const SparseMatrix> x) {
+  const double entries = static_cast<double>(x->rows()) * static_cast<double>(x->cols());
+  if (entries > 0 && static_cast<double>(x->nnz()) >= kDenseFeatureShare * entries) return NodeFeatures(Var(x->to_dense()));
+  return NodeFeatures(std::move(x));
+}
+
+NodeFeatures select_rows(const NodeFeatures& x, const std::vector<int64_t>& ids) {
+  if (!x.is_sparse()) return NodeFeatures(Var(ops::gather_rows(x.dense, ids).value()));
+  const SparseMatrix& m = *x.sparse;
+  std::vector<int64_t> rows, cols;
+  std::vector<float> values;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    ATTEND_CHECK(ids[i] >= 0 && ids[i] < m.rows(), "select_rows: row " << ids[i] << " of " << m.rows());
+    for (int64_t p = m.indptr()[ids[i]]; p < m.indptr()[ids[i] + 1]; ++p) {
+      rows.push_back(static_cast<int64_t>(i));
+      cols.push_back(m.indices()[p]);
+      values.push_back(m.values()[p]);
+    }
+  }
+  return NodeFeatures(std::make_shared<const SparseMatrix>(
+      SparseMatrix::from_triplets(static_cast<int64_t>(ids.size()), m.cols(), rows, cols, values)));
+}
+
+Tensor to_dense(const NodeFeatures& x) { return x.is_sparse() ? x.sparse->to_dense() : x.dense.value(); }
 
 std::shared_ptr<const SparseMatrix> identity_features(int64_t n) {
   std::vector<int64_t> ids(static_cast<std::size_t>(n));

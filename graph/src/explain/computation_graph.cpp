@@ -47,7 +47,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   const NodeDataset& d = full.dataset;
   ATTEND_CHECK(target >= 0 && target < d.num_nodes, "target node " << target << " of " << d.num_nodes);
   ATTEND_CHECK(hops >= 0, "a computation graph of " << hops << " hops");
-  ATTEND_CHECK(full.features.is_sparse(), "computation_graph expects the sparse features of prepare_node_data");
+  ATTEND_CHECK(full.features.is_sparse() || full.features.dense.defined(), "computation_graph expects features in memory");
   const GraphView& plain = full.graph.plain();
   const std::vector<int32_t> dist = distances_to(plain, target, hops);
 
@@ -88,7 +88,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
     looped_degree.push_back(full.graph.normalization_degree(v, true));
   }
   cg.data.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
-  cg.data.features = NodeFeatures(std::make_shared<const SparseMatrix>(sparse_rows(*full.features.sparse, cg.nodes)));
+  cg.data.features = select_rows(full.features, cg.nodes);
   cg.data.dataset = std::move(sub);
 
   // Each local plain edge is the first unused full-graph edge with the same endpoints and

@@ -10,20 +10,6 @@ namespace attend::graph {
 
 namespace {
 
-// Rows `nodes` of `m`, in that order [nodes.size(), cols].
-SparseMatrix select_rows(const SparseMatrix& m, const std::vector<int64_t>& nodes) {
-  std::vector<int64_t> r, c;
-  std::vector<float> v;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (int64_t p = m.indptr()[nodes[i]]; p < m.indptr()[nodes[i] + 1]; ++p) {
-      r.push_back(static_cast<int64_t>(i));
-      c.push_back(m.indices()[p]);
-      v.push_back(m.values()[p]);
-    }
-  }
-  return SparseMatrix::from_triplets(static_cast<int64_t>(nodes.size()), m.cols(), r, c, v);
-}
-
 // The rows of one layer: the (copy, local node) of each row, and the row of each
 // (copy, node) it holds ([copies n], -1 where none).
 struct RowLayout {
@@ -80,7 +66,6 @@ Var gather_entries(const Var& x, const std::vector<int64_t>& index) {
 TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
     : copies_(copies), target_(cg.target) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
-  ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
   ATTEND_CHECK(message_passing_hops(model) == cg.hops,
                "a computation graph of " << cg.hops << " hops for a model of " << message_passing_hops(model));
@@ -101,8 +86,7 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     const bool last = i + 1 == layers.size();
     if (i == 0) {
       ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
-      features_ = copies == 1 ? cg.data.features
-                              : NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*cg.data.features.sparse, rows.node)));
+      features_ = copies == 1 ? cg.data.features : select_rows(cg.data.features, rows.node);
     } else if (last && model.concatenates_hidden()) {
       for (std::size_t j = 0; j < i; ++j) head_rows_.push_back(rows_in(rows, layouts[j], n));
     } else if (rows.node != layouts[i - 1].node || rows.copy != layouts[i - 1].copy) {
