@@ -45,6 +45,22 @@ using namespace attend::graph;
 namespace {
 
 /// Median of `runs` (not empty).
+// `x` with each stored value kept with probability `share` (draw k of a fixed stream).
+SparseMatrix thinned(const SparseMatrix& x, double share) {
+  const CounterStream stream(0x5eed);
+  std::vector<int64_t> rows, cols;
+  std::vector<float> values;
+  for (int64_t r = 0; r < x.rows(); ++r) {
+    for (int64_t k = x.indptr()[r]; k < x.indptr()[r + 1]; ++k) {
+      if (stream.at(static_cast<uint64_t>(k)) >= share) continue;
+      rows.push_back(r);
+      cols.push_back(x.indices()[k]);
+      values.push_back(x.values()[k]);
+    }
+  }
+  return SparseMatrix::from_triplets(x.rows(), x.cols(), rows, cols, values);
+}
+
 double median(std::vector<double> runs) {
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
@@ -58,7 +74,9 @@ int main(int argc, char** argv) {
   std::string data_path, model = "benchmarks/models/gat-epoch.json", checkpoint_path, json_path;
   uint64_t seed = 0;
   int repeats = 5, threads = 0;
-  bool csr_features = false, check = false;
+  bool check = false;
+  std::string form = "auto";
+  double feature_share = 1.0;
   app.add_option("--data", data_path, "graph file (attend generate large-graph)")->required();
   app.add_option("--model", model, "model preset or JSON file (node-classify train --model)")->capture_default_str();
   app.add_option("--seed", seed, "seed of the initial weights and the dropout masks")->capture_default_str();
@@ -70,9 +88,16 @@ int main(int argc, char** argv) {
                "timed one's peak memory is the epochs' alone)");
   app.add_option("--init-checkpoint", checkpoint_path, "with --check: write the model and its initial weights here (HDF5)");
   app.add_option("--json", json_path, "write the results as JSON here");
-  app.add_flag("--csr-features", csr_features,
-               "hold the features in CSR form whatever their density (node-classify train holds dense features dense, "
-               "input_features): shows what the CSR form of dense features costs");
+  app.add_option("--features-form", form,
+                 "auto: the form node-classify train holds the features in (input_features: dense from 25 % "
+                 "non-zeros, else CSR); dense or csr: that form whatever the density (what each form costs)")
+      ->check(CLI::IsMember({"auto", "dense", "csr"}))
+      ->capture_default_str();
+  app.add_option("--feature-share", feature_share,
+                 "keep each feature value with this probability and zero the rest (a seeded draw) before the features' "
+                 "form is chosen: the epoch at other densities, for the dense / CSR threshold")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) set_num_threads(threads);
   keep_freed_memory();  // as the attend program does
@@ -80,14 +105,18 @@ int main(int argc, char** argv) {
   Registry registry;
   register_graph_layers(registry);
   const NodeModelSpec spec = NodeModelSpec::load(model);
-  const PreparedNodeData data = prepare_node_data(load_node_dataset_h5(data_path), spec.normalize_features);
+  NodeDataset dataset = load_node_dataset_h5(data_path);
+  if (feature_share < 1.0) dataset.features = thinned(dataset.features, feature_share);
+  const PreparedNodeData data = prepare_node_data(std::move(dataset), spec.normalize_features);
   const NodeDataset& d = data.dataset;
-  const auto csr_form = [&] {  // d.features normalised as prepare_node_data does
+  const auto in_form = [&]() -> NodeFeatures {  // [N, F]; d.features normalised as prepare_node_data does
+    if (form == "auto") return data.features;
     auto x = std::make_shared<SparseMatrix>(d.features);
     if (spec.normalize_features) x->normalize_rows();
+    if (form == "dense") return NodeFeatures(Var(x->to_dense()));
     return NodeFeatures(std::shared_ptr<const SparseMatrix>(std::move(x)));
   };
-  const NodeFeatures features = csr_features ? csr_form() : data.features;  // [N, F]
+  const NodeFeatures features = in_form();  // [N, F]
   NodeClassifier classifier(resolve_model_config(spec, d, data.graph, seed, registry), registry);
   Json optimizer_config = spec.optimizer;
   const std::string optimizer_type = optimizer_config["type"].get<std::string>();
@@ -101,7 +130,9 @@ int main(int argc, char** argv) {
                         {"nodes", d.num_nodes},
                         {"train_nodes", d.train.size()},
                         {"threads", num_threads()},
-                        {"csr_features", csr_features},
+                        {"features_form", form},
+                        {"feature_share", feature_share},
+                        {"dense_form", !features.is_sparse()},
                         {"parameter_count", arena.trainable_size()},
                         {"parameters", parameters}};
   if (check) {

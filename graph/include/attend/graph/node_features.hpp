@@ -33,9 +33,9 @@ Var project(const NodeFeatures& x, const Var& weight);
 NodeFeatures dropout(const NodeFeatures& x, float p, uint64_t seed, bool training);
 
 /// A feature matrix with at least this share of non-zero entries is held dense: its products
-/// then run as GEMM, faster than CSR x dense from well below this share (a dense 128-wide
-/// matrix in CSR form cost a 100k-node GAT epoch 40 % more CPU), while bag-of-words inputs
-/// (Cora 1.3 %, CiteSeer 0.9 %, PubMed 10 % non-zero) stay CSR and keep their bits.
+/// then run as GEMM. Measured on a 100k-node GAT epoch with 128 features (docs/performance.md):
+/// the two forms cost the same up to 10 % non-zeros, dense is 17 % faster at 25 % and 40 % when
+/// full; bag-of-words inputs (Cora 1.3 %, CiteSeer 0.9 %, PubMed 10 %) stay CSR and keep their bits.
 inline constexpr double kDenseFeatureShare = 0.25;
 
 /// `x` [N, F] in the form a model reads it best: dense when at least kDenseFeatureShare of its
