@@ -31,19 +31,21 @@ NodeFeatures input_features(std::shared_ptr<const SparseMatrix> x) {
 
 NodeFeatures select_rows(const NodeFeatures& x, const std::vector<int64_t>& ids) {
   if (!x.is_sparse()) return NodeFeatures(Var(ops::gather_rows(x.dense, ids).value()));
-  const SparseMatrix& m = *x.sparse;
+  return NodeFeatures(std::make_shared<const SparseMatrix>(select_rows(*x.sparse, ids)));
+}
+
+SparseMatrix select_rows(const SparseMatrix& x, const std::vector<int64_t>& ids) {
   std::vector<int64_t> rows, cols;
   std::vector<float> values;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    ATTEND_CHECK(ids[i] >= 0 && ids[i] < m.rows(), "select_rows: row " << ids[i] << " of " << m.rows());
-    for (int64_t p = m.indptr()[ids[i]]; p < m.indptr()[ids[i] + 1]; ++p) {
+    ATTEND_CHECK(ids[i] >= 0 && ids[i] < x.rows(), "select_rows: row " << ids[i] << " of " << x.rows());
+    for (int64_t p = x.indptr()[ids[i]]; p < x.indptr()[ids[i] + 1]; ++p) {
       rows.push_back(static_cast<int64_t>(i));
-      cols.push_back(m.indices()[p]);
-      values.push_back(m.values()[p]);
+      cols.push_back(x.indices()[p]);
+      values.push_back(x.values()[p]);
     }
   }
-  return NodeFeatures(std::make_shared<const SparseMatrix>(
-      SparseMatrix::from_triplets(static_cast<int64_t>(ids.size()), m.cols(), rows, cols, values)));
+  return SparseMatrix::from_triplets(static_cast<int64_t>(ids.size()), x.cols(), rows, cols, values);
 }
 
 Tensor to_dense(const NodeFeatures& x) { return x.is_sparse() ? x.sparse->to_dense() : x.dense.value(); }

@@ -8,21 +8,6 @@
 namespace attend::graph {
 
 namespace {
-// Rows `rows` of `m`, in that order, as a new matrix [rows.size(), m.cols()].
-SparseMatrix sparse_rows(const SparseMatrix& m, const std::vector<int64_t>& rows) {
-  std::vector<int64_t> r, c;
-  std::vector<float> v;
-  const auto n = static_cast<int64_t>(rows.size());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t p = m.indptr()[rows[i]]; p < m.indptr()[rows[i] + 1]; ++p) {
-      r.push_back(i);
-      c.push_back(m.indices()[p]);
-      v.push_back(m.values()[p]);
-    }
-  }
-  return SparseMatrix::from_triplets(n, m.cols(), r, c, v);
-}
-
 // d(v) for every node with d(v) <= max_distance, -1 elsewhere: BFS from `target` against
 // the direction of the plain edges (from a node to the sources of its in-edges).
 std::vector<int32_t> distances_to(const GraphView& plain, int64_t target, int32_t max_distance) {
@@ -65,7 +50,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   NodeDataset sub;
   sub.name = d.name + " (computation graph of node " + d.node_name(target) + ")";
   sub.num_nodes = cg.num_nodes();
-  if (d.num_features() > 0) sub.features = sparse_rows(d.features, cg.nodes);
+  if (d.num_features() > 0) sub.features = select_rows(d.features, cg.nodes);
   for (int64_t v : cg.nodes) sub.labels.push_back(d.labels[v]);
   sub.num_classes = d.num_classes;
   sub.directed = d.directed;

@@ -45,6 +45,8 @@ NodeFeatures input_features(std::shared_ptr<const SparseMatrix> x);
 
 /// The rows `ids` of `x` in x's form: [ids.size(), F], constant.
 NodeFeatures select_rows(const NodeFeatures& x, const std::vector<int64_t>& ids);
+/// The rows `ids` of a sparse matrix, in that order: [ids.size(), F].
+SparseMatrix select_rows(const SparseMatrix& x, const std::vector<int64_t>& ids);
 
 /// `x` as a dense [N, F] tensor.
 Tensor to_dense(const NodeFeatures& x);
