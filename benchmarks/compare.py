@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side benchmark: attend's bench programs against PyTorch references.
 
-Usage: python3 benchmarks/compare.py [--quick] [--threads 2] [--build build] [--only NAMES] --json OUT.json
+Usage: python3 benchmarks/compare.py [--quick] [--threads 2] [--build build] [--only NAMES] [--pyg PATH] --json OUT.json
 
 Each side runs in a process of its own per workload and times the median of repeated runs
 inside that one invocation; each side's peak memory is the ru_maxrss of that fresh child
@@ -23,6 +23,16 @@ Workloads
                   recomputed in the backward) against reference_evoformer_torch.py
   evoformer_block_fwdbwd  the same block forward + backward (training mode, dropout on)
                   (both skipped under --quick)
+  gat_model_epoch_pyg  one full-batch training epoch of a two-layer GAT (benchmarks/models/gat-epoch.json:
+                  8 heads x 8, ELU, 1 head; dropout 0.6 on inputs and attention; Adam lr 0.005,
+                  weight decay 5e-4) on `attend generate large-graph --nodes 100000 --edges 500000
+                  --features 128 --seed 0` (1M directed edges, 47 classes): bench_gat_epoch against
+                  PyTorch Geometric's GATConv (reference_pyg.py) from the same initial weights;
+                  only with --pyg PATH, a PyTorch Geometric source tree (skipped with a note
+                  without). Before a speedup is printed the two models must have the same
+                  parameters (names, shapes) and the same evaluation-mode loss of those weights
+                  and after one Adam step without dropout (to 1e-4, relative); ms columns are per epoch (median after a warm-up), the row
+                  also gives CPU ms per epoch
   gat_100k_scaling  attend's GAT 100k fwd+bwd at 1 thread (reference_ms column) against
                   --threads threads (attend_ms column); speedup is the scaling ratio
   explain_ig      explaining 100 BA-Shapes motif nodes with integrated gradients (50 midpoint
@@ -71,6 +81,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REFERENCE = os.path.join(HERE, "reference_torch.py")
 REFERENCE_EVOFORMER = os.path.join(HERE, "reference_evoformer_torch.py")
 REFERENCE_EXPLAIN = os.path.join(HERE, "reference_explain_torch.py")
+REFERENCE_PYG = os.path.join(HERE, "reference_pyg.py")
+MODEL_EPOCH = os.path.join(HERE, "models", "gat-epoch.json")
+# The graph of gat_model_epoch_pyg: 500k undirected pairs are 1M directed edges.
+MODEL_EPOCH_GRAPH = ["--nodes", "100000", "--edges", "500000", "--features", "128", "--seed", "0"]
+# The two sides' evaluation-mode losses of the same initial weights, and after one Adam step
+# without dropout, must agree to this (relative).
+MAX_MODEL_EPOCH_LOSS_ERROR = 1e-4
 # Integrated gradients of the two sides must agree to this share of the largest attribution,
 # GNNExplainer's masks (in [0, 1], after 100 Adam steps in float) to this absolute error.
 MAX_EXPLAIN_IG_ERROR = 1e-4
@@ -328,6 +345,62 @@ def explain_rows(runner, repeats, work):
     return rows
 
 
+def check_pyg_tree(path):
+    """Exits 2 unless `path` (--pyg) is a PyTorch Geometric source tree."""
+    if not os.path.isfile(os.path.join(path, "torch_geometric", "__init__.py")):
+        print(f"compare.py: --pyg {path}: not a PyTorch Geometric source tree (no torch_geometric/__init__.py "
+              "in it); give the folder that holds torch_geometric/, e.g. one `git archive 2.3.1` of "
+              "pyg-team/pytorch_geometric extracted", file=sys.stderr)
+        sys.exit(2)
+
+
+def gat_model_epoch_row(runner, threads, repeats, work):
+    """The gat_model_epoch_pyg row (issue #17): attend's full GAT training epoch against PyTorch
+    Geometric's, from the same initial weights on the same graph file."""
+    attend = os.path.join(runner.args.build, "apps", "attend")
+    bench = os.path.join(runner.args.build, "benchmarks", "bench_gat_epoch")
+    for b in (attend, bench):
+        if not os.path.exists(b):
+            sys.exit(f"{b} not found: build first (cmake --build {runner.args.build})")
+    graph, init, a_check, a_json = (os.path.join(work, name) for name in
+                                    ("graph.h5", "init.h5", "attend.check.json", "attend.json"))
+    run_child([attend, "generate", "large-graph"] + MODEL_EPOCH_GRAPH + ["--chunk-rows", "0", "--quiet", "--out", graph],
+              runner.env(1))
+    common = ["--data", graph, "--model", MODEL_EPOCH, "--threads", str(threads)]
+    # The checks run in processes of their own, so that each timed process's peak is its epochs'.
+    run_child([bench] + common + ["--check", "--init-checkpoint", init, "--json", a_check], runner.env(threads))
+    _, a_rss = run_child([bench] + common + ["--repeats", str(repeats), "--json", a_json], runner.env(threads))
+    a, a_check = json.load(open(a_json)), json.load(open(a_check))
+    r, r_rss, check = None, None, None
+    if runner.torch_python:
+        reference = [runner.torch_python, REFERENCE_PYG, "--pyg", runner.args.pyg, "--checkpoint", init] + common
+        out, _ = run_child(reference + ["--check"], runner.reference_env(threads))
+        r_check = json.loads(out.strip().splitlines()[-1])
+        out, r_rss = run_child(reference + ["--repeats", str(repeats)], runner.reference_env(threads))
+        r = json.loads(out.strip().splitlines()[-1])
+        check = {"parameter_count": [a["parameter_count"], r["parameter_count"]],
+                 "same_parameters": a["parameters"] == r["parameters"],
+                 "initial_loss": [a_check["initial_loss"], r_check["initial_loss"]],
+                 "step_loss": [a_check["step_loss"], r_check["step_loss"]], "pyg_version": r["pyg_version"]}
+    x = row("gat_model_epoch_pyg", a["epoch_ms"], r["ms"] if r else None, a_rss, r_rss,
+            f"full GAT training epoch ({os.path.basename(MODEL_EPOCH)}), 100k nodes, 1M edges, 128 features; "
+            f"ms per epoch; reference PyTorch Geometric {r['pyg_version'] if r else '-'} GATConv")
+    x["attend_epoch_cpu_ms"] = a["epoch_cpu_ms"]
+    x["reference_epoch_cpu_ms"] = r["cpu_ms"] if r else None
+    x["model_check"] = check
+    if check:
+        loss_error = max(abs(u - v) / abs(v) for u, v in (check["initial_loss"], check["step_loss"]))
+        if not check["same_parameters"] or loss_error > MAX_MODEL_EPOCH_LOSS_ERROR:
+            x["note"] += (f"; NOT THE SAME MODEL: parameters {'equal' if check['same_parameters'] else 'differ'}, "
+                          f"losses (attend, reference) initial {check['initial_loss']}, after a step "
+                          f"{check['step_loss']}; no speedup printed")
+            x["speedup"] = None
+    print(f"  gat_model_epoch_pyg: attend {a['epoch_ms']:.0f} ms/epoch (CPU {a['epoch_cpu_ms']:.0f}), PyG "
+          f"{fmt(r['ms'] if r else None, '.0f')} ms/epoch (CPU {fmt(x['reference_epoch_cpu_ms'], '.0f')}); "
+          f"check {check}", flush=True)
+    return x
+
+
 def check_reference_blas(attend_gflops, reference, allow_slow):
     """True when speedups against the reference may be printed. Exits 2 when the reference's
     GEMM is crippled or wrong, unless allow_slow (then False: times only)."""
@@ -392,10 +465,17 @@ def main():
     p.add_argument("--only", help="comma-separated workload names or prefixes to run (e.g. gat_100k,dense_fwdbwd)")
     p.add_argument("--allow-slow-reference", action="store_true",
                    help="time both sides even when the reference's GEMM is crippled, printing no speedups")
+    p.add_argument("--pyg", metavar="PATH",
+                   help="a PyTorch Geometric source tree (the folder holding torch_geometric/, e.g. `git archive "
+                        "2.3.1` of its repository; it runs on torch 1.13 without torch_scatter): adds the "
+                        "gat_model_epoch_pyg row, a full GAT training epoch against its GATConv; without it that "
+                        "row is skipped")
     p.add_argument("--keep-openblas-env", action="store_true",
                    help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in both sides' environments")
     args = p.parse_args()
     wanted = [w for w in (args.only or "").split(",") if w]
+    if args.pyg:
+        check_pyg_tree(args.pyg)
 
     def selected(name):
         return not wanted or any(name.startswith(w) for w in wanted)
@@ -474,6 +554,13 @@ def main():
         with tempfile.TemporaryDirectory(prefix="compare-explain-") as work:
             rows += explain_rows(runner, 1 if args.quick else 3, work)
 
+    if selected("gat_model_epoch_pyg"):
+        if not args.pyg:
+            notes.append("gat_model_epoch_pyg skipped: give --pyg PATH, a PyTorch Geometric source tree")
+        else:
+            with tempfile.TemporaryDirectory(prefix="compare-epoch-") as work:
+                rows.append(gat_model_epoch_row(runner, t, 2 if args.quick else 5, work))
+
     if selected("gat_100k_scaling"):
         shape = gat_shapes[1][1]
         r = 2 if args.quick else 5
@@ -519,6 +606,10 @@ def main():
         if "cpu_speedup" in x:
             print(f"  {x['name']}: CPU ms per node attend {fmt(x['attend_cpu_ms'], '.2f')}, reference "
                   f"{fmt(x['reference_cpu_ms'], '.2f')}, ratio {fmt(x['cpu_speedup'], '.2f')}; agreement {x['agreement']}")
+    for x in rows:
+        if "attend_epoch_cpu_ms" in x:
+            print(f"  {x['name']}: CPU ms per epoch attend {fmt(x['attend_epoch_cpu_ms'], '.0f')}, reference "
+                  f"{fmt(x['reference_epoch_cpu_ms'], '.0f')}; model check {x['model_check']}")
     for x in rows:
         if "attend_gflops" in x:
             print(f"  {x['name']}: {x['attend_gflops']:.1f} GFLOP/s = "

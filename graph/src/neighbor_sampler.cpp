@@ -177,20 +177,7 @@ std::vector<std::vector<int64_t>> seed_batches(std::vector<int64_t> nodes, int64
 
 NodeFeatures sampled_features(const NodeFeatures& features, const std::vector<int64_t>& node_ids) {
   if (!features.is_sparse()) return NodeFeatures(ops::gather_rows(features.dense, node_ids));
-  const SparseMatrix& x = *features.sparse;
-  std::vector<int64_t> rows, cols;
-  std::vector<float> values;
-  for (std::size_t i = 0; i < node_ids.size(); ++i) {
-    const int64_t v = node_ids[i];
-    ATTEND_CHECK(v >= 0 && v < x.rows(), "sampled_features: node " << v << " of " << x.rows());
-    for (int64_t p = x.indptr()[v]; p < x.indptr()[v + 1]; ++p) {
-      rows.push_back(static_cast<int64_t>(i));
-      cols.push_back(x.indices()[p]);
-      values.push_back(x.values()[p]);
-    }
-  }
-  return NodeFeatures(std::make_shared<const SparseMatrix>(
-      SparseMatrix::from_triplets(static_cast<int64_t>(node_ids.size()), x.cols(), rows, cols, values)));
+  return select_rows(features, node_ids);
 }
 
 NodeFeatureRows in_memory_rows(NodeFeatures features) {

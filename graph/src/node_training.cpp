@@ -56,7 +56,7 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
   } else {
     auto features = std::make_shared<SparseMatrix>(dataset.features);
     if (normalize_features) features->normalize_rows();
-    d.features = NodeFeatures(std::shared_ptr<const SparseMatrix>(std::move(features)));
+    d.features = input_features(std::move(features));
   }
   d.dataset = std::move(dataset);
   return d;
@@ -74,7 +74,8 @@ PreparedNodeData prepare_node_data_out_of_core(GraphStructure structure, BatchRo
   auto lock = std::make_shared<std::mutex>();
   d.feature_rows = [rows, lock, form](const std::vector<int64_t>& ids) {
     const std::lock_guard<std::mutex> hold(*lock);
-    return form == BatchRows::kSparse ? gather_sparse_node_features(*rows, ids) : gather_node_features(*rows, ids);
+    return form == BatchRows::kInMemoryForm ? input_features(gather_sparse_node_features(*rows, ids).sparse)
+                                            : gather_node_features(*rows, ids);
   };
   return d;
 }

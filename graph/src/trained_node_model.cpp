@@ -48,7 +48,7 @@ TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_pat
   m.data_path = data_path;
   m.loaded = load_node_model(checkpoint, registry);
   m.data = prepare_node_data_out_of_core(open_graph_out_of_core(data_path, cache_bytes, m.loaded.normalize_features),
-                                         BatchRows::kSparse);
+                                         BatchRows::kInMemoryForm);
   return m;
 }
 

@@ -8,21 +8,6 @@
 namespace attend::graph {
 
 namespace {
-// Rows `rows` of `m`, in that order, as a new matrix [rows.size(), m.cols()].
-SparseMatrix sparse_rows(const SparseMatrix& m, const std::vector<int64_t>& rows) {
-  std::vector<int64_t> r, c;
-  std::vector<float> v;
-  const auto n = static_cast<int64_t>(rows.size());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t p = m.indptr()[rows[i]]; p < m.indptr()[rows[i] + 1]; ++p) {
-      r.push_back(i);
-      c.push_back(m.indices()[p]);
-      v.push_back(m.values()[p]);
-    }
-  }
-  return SparseMatrix::from_triplets(n, m.cols(), r, c, v);
-}
-
 // d(v) for every node with d(v) <= max_distance, -1 elsewhere: BFS from `target` against
 // the direction of the plain edges (from a node to the sources of its in-edges).
 std::vector<int32_t> distances_to(const GraphView& plain, int64_t target, int32_t max_distance) {
@@ -47,7 +32,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   const NodeDataset& d = full.dataset;
   ATTEND_CHECK(target >= 0 && target < d.num_nodes, "target node " << target << " of " << d.num_nodes);
   ATTEND_CHECK(hops >= 0, "a computation graph of " << hops << " hops");
-  ATTEND_CHECK(full.features.is_sparse(), "computation_graph expects the sparse features of prepare_node_data");
+  ATTEND_CHECK(full.features.is_sparse() || full.features.dense.defined(), "computation_graph expects features in memory");
   const GraphView& plain = full.graph.plain();
   const std::vector<int32_t> dist = distances_to(plain, target, hops);
 
@@ -65,7 +50,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   NodeDataset sub;
   sub.name = d.name + " (computation graph of node " + d.node_name(target) + ")";
   sub.num_nodes = cg.num_nodes();
-  if (d.num_features() > 0) sub.features = sparse_rows(d.features, cg.nodes);
+  if (d.num_features() > 0) sub.features = select_rows(d.features, cg.nodes);
   for (int64_t v : cg.nodes) sub.labels.push_back(d.labels[v]);
   sub.num_classes = d.num_classes;
   sub.directed = d.directed;
@@ -88,7 +73,7 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
     looped_degree.push_back(full.graph.normalization_degree(v, true));
   }
   cg.data.graph.set_normalization_degrees(std::move(plain_degree), std::move(looped_degree));
-  cg.data.features = NodeFeatures(std::make_shared<const SparseMatrix>(sparse_rows(*full.features.sparse, cg.nodes)));
+  cg.data.features = select_rows(full.features, cg.nodes);
   cg.data.dataset = std::move(sub);
 
   // Each local plain edge is the first unused full-graph edge with the same endpoints and

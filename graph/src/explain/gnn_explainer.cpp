@@ -106,7 +106,7 @@ GnnExplanation gnn_explainer(const NodeClassifier& model, const PreparedNodeData
   if (features) {
     feature_logits = Var(normal_logits(cg.data.features.cols(), 0.1, rng), true);
     masks.emplace_back("feature_mask", feature_logits);
-    x = cg.data.features.is_sparse() ? cg.data.features.sparse->to_dense() : cg.data.features.dense.value();
+    x = to_dense(cg.data.features);
   }
   ParameterArena arena(masks);
   AdamOptions adam_options;

@@ -25,7 +25,7 @@ EdgeGradient edge_gradient(const NodeClassifier& model, const TargetForward& pas
   return {static_cast<double>(f.value().item()), m.grad()};
 }
 
-Tensor dense_features(const ComputationGraph& cg) { return cg.data.features.sparse->to_dense(); }
+Tensor dense_features(const ComputationGraph& cg) { return to_dense(cg.data.features); }
 
 std::vector<float> sum_over_nodes(const Tensor& a) {
   const int64_t n = a.dim(0), f = a.dim(1);

@@ -10,20 +10,6 @@ namespace attend::graph {
 
 namespace {
 
-// Rows `nodes` of `m`, in that order [nodes.size(), cols].
-SparseMatrix select_rows(const SparseMatrix& m, const std::vector<int64_t>& nodes) {
-  std::vector<int64_t> r, c;
-  std::vector<float> v;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (int64_t p = m.indptr()[nodes[i]]; p < m.indptr()[nodes[i] + 1]; ++p) {
-      r.push_back(static_cast<int64_t>(i));
-      c.push_back(m.indices()[p]);
-      v.push_back(m.values()[p]);
-    }
-  }
-  return SparseMatrix::from_triplets(static_cast<int64_t>(nodes.size()), m.cols(), r, c, v);
-}
-
 // The rows of one layer: the (copy, local node) of each row, and the row of each
 // (copy, node) it holds ([copies n], -1 where none).
 struct RowLayout {
@@ -88,7 +74,6 @@ Var gather_distinct_entries(const Var& x, std::shared_ptr<const std::vector<int6
 TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
     : copies_(copies), target_(cg.target), cg_(&cg) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
-  ATTEND_CHECK(cg.data.features.is_sparse(), "TargetForward expects the sparse features of computation_graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
   ATTEND_CHECK(model.message_passing_hops() == cg.hops,
                "a computation graph of " << cg.hops << " hops for a model of " << model.message_passing_hops());
@@ -179,9 +164,7 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
 
 const NodeFeatures& TargetForward::features() const {
   std::call_once(features_built_, [&] {
-    features_ = copies_ == 1 ? cg_->data.features
-                             : NodeFeatures(std::make_shared<const SparseMatrix>(
-                                   select_rows(*cg_->data.features.sparse, input_nodes_)));
+    features_ = copies_ == 1 ? cg_->data.features : select_rows(cg_->data.features, input_nodes_);
   });
   return features_;
 }

@@ -43,7 +43,10 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
 /// How the rows read out of core reach a batch.
 enum class BatchRows {
   kDense,   ///< a dense [n, F] (gather_node_features): the fastest product for dense features
-  kSparse,  ///< their non-zeros (gather_sparse_node_features): the bits of the in-memory features
+  /// their non-zeros (gather_sparse_node_features) in the form input_features gives them:
+  /// the bits of the in-memory features when the batch is as dense as the whole matrix
+  /// (either side of kDenseFeatureShare)
+  kInMemoryForm,
 };
 
 /// A graph opened without its feature values (load_graph_structure_h5, whose options chose

@@ -31,7 +31,7 @@ TrainedNodeModel load_trained_node_model(const std::string& data_path, const std
 /// As load_trained_node_model with the node features left in the graph file at `data_path`
 /// (an attend.graph .h5 file, else an InputError; load_graph_structure_h5): their rows are
 /// read per batch through an LRU cache of `cache_bytes` (0: none), normalised as the model
-/// was trained, in the sparse form (BatchRows::kSparse). class_logits then needs layer-wise
+/// was trained, in the in-memory form (BatchRows::kInMemoryForm). class_logits then needs layer-wise
 /// or sampled inference and gives the bits of the same mode with the features in memory.
 TrainedNodeModel load_trained_node_model_out_of_core(const std::string& data_path, const std::string& checkpoint,
                                                      const Registry& registry, int64_t cache_bytes);
