@@ -374,9 +374,9 @@ def gat_model_epoch_row(runner, threads, repeats, work):
     r, r_rss, check = None, None, None
     if runner.torch_python:
         reference = [runner.torch_python, REFERENCE_PYG, "--pyg", runner.args.pyg, "--checkpoint", init] + common
-        out, _ = run_child(reference + ["--check"], runner.reference_env(threads))
+        out, _ = run_child(reference + ["--check"], runner.env(threads))
         r_check = json.loads(out.strip().splitlines()[-1])
-        out, r_rss = run_child(reference + ["--repeats", str(repeats)], runner.reference_env(threads))
+        out, r_rss = run_child(reference + ["--repeats", str(repeats)], runner.env(threads))
         r = json.loads(out.strip().splitlines()[-1])
         check = {"parameter_count": [a["parameter_count"], r["parameter_count"]],
                  "same_parameters": a["parameters"] == r["parameters"],
