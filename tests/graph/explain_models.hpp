@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attend/core/registry.hpp"
 #include "attend/graph/builtin_layers.hpp"
@@ -48,6 +49,24 @@ inline std::unique_ptr<Registry> graph_registry() {
   auto registry = std::make_unique<Registry>();
   graph::register_graph_layers(*registry);
   return registry;
+}
+
+/// Two GCN layers (ReLU between) with hand-set weights: layer 1 keeps the two features apart
+/// (hidden unit a = feature 0, b = feature 1); layer 2 gives class 1 the logit 12 a and class
+/// 0 the logit b (the biases stay zero). On a graph where only node 1 has feature 0, node 0's
+/// evidence for class 1 comes from node 1 alone, through the edge 1 -> 0 (at layer 1 into a_0,
+/// at layer 2 from a_1). In evaluation mode.
+inline std::unique_ptr<graph::NodeClassifier> one_signal_model(const Registry& registry) {
+  const Json model = {{"layers", Json::array({{{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}},
+                                              {{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}}})},
+                      {"activation", "relu"}};
+  auto classifier = std::make_unique<graph::NodeClassifier>(model, registry);
+  for (auto& [name, v] : classifier->named_parameters()) {
+    if (name == "layers.0.weight") v.value() = Tensor({2, 2}, std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f});
+    if (name == "layers.1.weight") v.value() = Tensor({2, 2}, std::vector<float>{0.0f, 12.0f, 1.0f, 0.0f});
+  }
+  classifier->eval();
+  return classifier;
 }
 
 }  // namespace attend::testing

@@ -17,6 +17,7 @@ using namespace attend::graph;
 using attend::testing::check_gradients;
 using attend::testing::featured_dataset;
 using attend::testing::graph_registry;
+using attend::testing::one_signal_model;
 using attend::testing::random_tensor;
 using attend::testing::ScopedThreads;
 using attend::testing::two_layer_model;
@@ -58,25 +59,6 @@ PreparedNodeData one_signal_graph() {
   d.num_classes = 2;
   d.features = SparseMatrix::from_triplets(6, 2, {0, 1, 2, 3, 4, 5}, {1, 0, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1});
   return prepare_node_data(std::move(d), false);
-}
-
-/// Two GCN layers (ReLU between) with hand-set weights: layer 1 keeps the two features apart
-/// (hidden unit a = feature 0, b = feature 1); layer 2 gives class 1 the logit 12 a and class
-/// 0 the logit b. So for node 0 the evidence for class 1 comes from node 1 alone, through
-/// the edge 1 -> 0 (at layer 1 into a_0, at layer 2 from a_1), and the edges 2 -> 0 and
-/// 3 -> 0 bring only evidence for class 0.
-std::unique_ptr<NodeClassifier> one_signal_model(const Registry& registry) {
-  const Json model = {{"layers", Json::array({{{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}},
-                                              {{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}}})},
-                      {"activation", "relu"}};
-  auto classifier = std::make_unique<NodeClassifier>(model, registry);
-  for (auto& [name, v] : classifier->named_parameters()) {
-    if (name == "layers.0.weight") v.value() = Tensor({2, 2}, std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f});
-    if (name == "layers.1.weight") v.value() = Tensor({2, 2}, std::vector<float>{0.0f, 12.0f, 1.0f, 0.0f});
-    // the biases stay zero
-  }
-  classifier->eval();
-  return classifier;
 }
 
 }  // namespace

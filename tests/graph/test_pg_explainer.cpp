@@ -23,6 +23,7 @@ using namespace attend::graph;
 using attend::testing::check_gradients;
 using attend::testing::featured_dataset;
 using attend::testing::graph_registry;
+using attend::testing::one_signal_model;
 using attend::testing::random_tensor;
 using attend::testing::ScopedThreads;
 using attend::testing::two_layer_model;
@@ -119,29 +120,12 @@ PreparedNodeData one_neighbour_graph() {
   return prepare_node_data(std::move(d), false);
 }
 
-/// Two GCN layers (ReLU between) with hand-set weights: the hidden units a and b copy features
-/// 0 and 1; the second layer gives class 1 the logit 12 a and class 0 the logit b. Node 0's
-/// evidence for class 1 comes from node 1 alone, over the edge 1 -> 0 (at the first layer
-/// into a_0, at the second from a_1).
-std::unique_ptr<NodeClassifier> one_neighbour_model(const Registry& registry) {
-  const Json model = {{"layers", Json::array({{{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}},
-                                              {{"type", "gcn"}, {"config", {{"in_channels", 2}, {"out_channels", 2}}}}})},
-                      {"activation", "relu"}};
-  auto classifier = std::make_unique<NodeClassifier>(model, registry);
-  for (auto& [name, v] : classifier->named_parameters()) {
-    if (name == "layers.0.weight") v.value() = Tensor({2, 2}, std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f});
-    if (name == "layers.1.weight") v.value() = Tensor({2, 2}, std::vector<float>{0.0f, 12.0f, 1.0f, 0.0f});
-  }
-  classifier->eval();
-  return classifier;
-}
-
 }  // namespace
 
 TEST_CASE("PGExplainer ranks first the one edge that carries the prediction", "[explain]") {
   const auto registry = graph_registry();
   const PreparedNodeData data = one_neighbour_graph();
-  auto model = one_neighbour_model(*registry);
+  auto model = one_signal_model(*registry);
   REQUIRE(predicted_class(*model, data, 0) == 1);
   PgExplainerOptions options;
   options.epochs = 200;
