@@ -542,13 +542,14 @@ def main():
                             f"dense attention {measure.replace('_', '+')}, B=1 H=8 d=64"))
             print(f"  dense_{tag}_{n}: attend {a_ms:.2f} ms, reference {fmt(r_ms, '.2f')} ms", flush=True)
 
-    # One timed run after a warm-up per side: the block takes seconds (attend) to minutes (the
-    # reference) per pass on 2 cores; the pair adds about 7 minutes at a load of 9.
+    # The median of 3 timed runs after a warm-up per side: one run alone spread by 1.3x between
+    # two quiet runs of the same binary (docs/performance.md, session 11). The block takes
+    # seconds per pass on 2 cores (the reference about 10 s quiet, minutes under load).
     if selected("evoformer_block"):
         if args.quick:
             notes.append("evoformer_block skipped under --quick")
         else:
-            rows += evoformer_block_rows(runner, t, 1)
+            rows += evoformer_block_rows(runner, t, 3)
 
     if selected("explain"):
         with tempfile.TemporaryDirectory(prefix="compare-explain-") as work:
