@@ -5,11 +5,13 @@
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/frozen_parameters.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
 #include "attend/core/parameter_arena.hpp"
 #include "attend/core/random.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
+#include "binary_entropy.hpp"
 
 namespace attend::graph {
 
@@ -23,7 +25,7 @@ Var mask_penalty(const Var& logits, const std::vector<int64_t>& hard, double siz
   for (int64_t i : hard) {
     ATTEND_CHECK(i >= 0 && i < p.numel(), "mask_penalty entry " << i << " of " << p.numel());
     const double m = 1.0 / (1.0 + std::exp(-static_cast<double>(p[i])));
-    value += size_factor * m + entropy_factor * (-m * std::log(m + eps) - (1.0 - m) * std::log(1.0 - m + eps));
+    value += size_factor * m + entropy_factor * detail::binary_entropy(m, eps);
   }
   Tensor out(Shape{}, static_cast<float>(value));
   return Var::from_op(std::move(out), {logits},
@@ -33,37 +35,13 @@ Var mask_penalty(const Var& logits, const std::vector<int64_t>& hard, double siz
                         const double dy = gy.item();
                         for (int64_t i : hard) {
                           const double m = 1.0 / (1.0 + std::exp(-static_cast<double>(p[i])));
-                          // dH/dm for H = -m log(m + eps) - (1 - m) log(1 - m + eps)
-                          const double d_entropy = -std::log(m + eps) - m / (m + eps) + std::log(1.0 - m + eps) +
-                                                   (1.0 - m) / (1.0 - m + eps);
+                          const double d_entropy = detail::binary_entropy_derivative(m, eps);
                           g[i] += static_cast<float>(dy * (size_factor + entropy_factor * d_entropy) * m * (1.0 - m));
                         }
                       });
 }
 
 namespace {
-
-/// Turns off requires_grad on a module's parameters for its lifetime (the explanation
-/// differentiates the masks only), then restores it.
-class FrozenParameters {
- public:
-  explicit FrozenParameters(const Module& module) {
-    for (auto& [name, p] : module.named_parameters()) {
-      params_.push_back(p);
-      was_.push_back(p.requires_grad());
-      params_.back().set_requires_grad(false);
-    }
-  }
-  ~FrozenParameters() {
-    for (std::size_t i = 0; i < params_.size(); ++i) params_[i].set_requires_grad(was_[i]);
-  }
-  FrozenParameters(const FrozenParameters&) = delete;
-  FrozenParameters& operator=(const FrozenParameters&) = delete;
-
- private:
-  std::vector<Var> params_;
-  std::vector<bool> was_;
-};
 
 /// Logits of a mask: `n` draws of N(0, std^2) in order from `rng`.
 Tensor normal_logits(int64_t n, double std, Rng& rng) {

@@ -6,6 +6,8 @@
 
 #include "attend/core/adam.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/frozen_parameters.hpp"
+#include "attend/core/init.hpp"
 #include "attend/core/quoted_input.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
@@ -15,6 +17,7 @@
 #include "attend/core/random.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
 #include "attend/graph/explain/target_forward.hpp"
+#include "binary_entropy.hpp"
 
 namespace attend::graph {
 
@@ -45,7 +48,7 @@ Tensor explainer_embeddings(const NodeClassifier& model, const PreparedNodeData&
   ATTEND_CHECK(!model.is_training(), "explainer_embeddings of a model in evaluation mode");
   NoGradGuard no_grad;
   const std::size_t last = model.layers().size() - 1;
-  if (last == 0) return data.features.is_sparse() ? data.features.sparse->to_dense() : data.features.dense.value();
+  if (last == 0) return to_dense(data.features);
   // NodeClassifier::forward up to the head's input.
   NodeFeatures h = data.features;
   std::vector<Var> hidden;  // [N, C_i] each: the hidden layers the head reads under "cat"
@@ -74,7 +77,7 @@ Var mask_size_entropy(const Var& mask, double size, double entropy, double eps) 
   double value = 0.0;
   for (int64_t i = 0; i < k; ++i) {
     const double v = m[i];
-    value += size * v + entropy_factor * (-v * std::log(v + eps) - (1.0 - v) * std::log(1.0 - v + eps));
+    value += size * v + entropy_factor * detail::binary_entropy(v, eps);
   }
   return Var::from_op(Tensor(Shape{}, static_cast<float>(value)), {mask},
                       [mask, size, entropy_factor, eps](const Tensor&, const Tensor& gy) {
@@ -83,45 +86,13 @@ Var mask_size_entropy(const Var& mask, double size, double entropy, double eps) 
                         const double dy = gy.item();
                         for (int64_t i = 0; i < m.numel(); ++i) {
                           const double v = m[i];
-                          // dH/dm for H = -m log(m + eps) - (1 - m) log(1 - m + eps)
-                          const double d_entropy =
-                              -std::log(v + eps) - v / (v + eps) + std::log(1.0 - v + eps) + (1.0 - v) / (1.0 - v + eps);
+                          const double d_entropy = detail::binary_entropy_derivative(v, eps);
                           g[i] += static_cast<float>(dy * (size + entropy_factor * d_entropy));
                         }
                       });
 }
 
 namespace {
-
-/// Turns off requires_grad on a module's parameters for its lifetime (training differentiates
-/// the MLP only), then restores it.
-class FrozenModel {
- public:
-  explicit FrozenModel(const Module& module) {
-    for (auto& [name, p] : module.named_parameters()) {
-      params_.push_back(p);
-      was_.push_back(p.requires_grad());
-      params_.back().set_requires_grad(false);
-    }
-  }
-  ~FrozenModel() {
-    for (std::size_t i = 0; i < params_.size(); ++i) params_[i].set_requires_grad(was_[i]);
-  }
-  FrozenModel(const FrozenModel&) = delete;
-  FrozenModel& operator=(const FrozenModel&) = delete;
-
- private:
-  std::vector<Var> params_;
-  std::vector<bool> was_;
-};
-
-/// A [rows, cols] Glorot-uniform matrix drawn in order from `rng`.
-Tensor glorot_uniform(int64_t rows, int64_t cols, Rng& rng) {
-  const auto limit = static_cast<float>(std::sqrt(6.0 / static_cast<double>(rows + cols)));
-  Tensor t({rows, cols});
-  for (int64_t i = 0; i < t.numel(); ++i) t[i] = rng.uniform(-limit, limit);
-  return t;
-}
 
 /// What one training node needs at every epoch, built once.
 struct TrainingNode {
@@ -143,9 +114,9 @@ PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& da
   }
   const int64_t d = embeddings_.dim(1), h = options_.hidden;
   Rng rng(mix64(options_.seed));
-  parameters_ = {{"w1", Var(glorot_uniform(3 * d, h, rng), true)},
+  parameters_ = {{"w1", Var(init::glorot_uniform({3 * d, h}, 3 * d, h, rng), true)},
                  {"b1", Var(Tensor({h}), true)},
-                 {"w2", Var(glorot_uniform(h, 1, rng), true)},
+                 {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
                  {"b2", Var(Tensor({1}), true)}};
   arena_ = ParameterArena(parameters_);
 }
@@ -180,7 +151,7 @@ Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
 
 void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch) {
   ATTEND_CHECK(!model_.is_training(), "PGExplainer trains on a model in evaluation mode");
-  const FrozenModel frozen(model_);
+  const FrozenParameters frozen(model_);
   const int hops = model_.message_passing_hops();
   std::vector<TrainingNode> training;
   for (int64_t v : nodes) {
