@@ -159,18 +159,15 @@ int main(int argc, char** argv) {
     out["initial_loss"] = initial_loss;
     out["step_loss"] = step_loss;
   } else {
-    // One epoch as node_training.cpp's full-batch step, less its evaluation.
+    // One epoch as train_node_classifier's full-batch step, less its evaluation.
     std::vector<double> seconds, cpu_seconds, losses;
     for (int epoch = 0; epoch <= repeats; ++epoch) {
       const auto start = std::chrono::steady_clock::now();
       const double cpu_start = process_cpu_seconds();
       arena.zero_grad();
-      classifier.train();
-      Var loss = ops::cross_entropy(
-          classifier.forward(features, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1)))), d.labels, d.train);
-      loss.backward();
+      const double loss = full_batch_gradient(classifier, features, data, arena, spec.layer_weight_decay, seed, epoch);
       optimizer->step(arena);
-      losses.push_back(loss.value().item());
+      losses.push_back(loss);
       if (epoch == 0) continue;  // warm-up
       cpu_seconds.push_back(process_cpu_seconds() - cpu_start);
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

@@ -94,6 +94,17 @@ double accuracy(const Tensor& logits, const std::vector<int64_t>& labels,
   return static_cast<double>(correct) / static_cast<double>(rows.size());
 }
 
+double full_batch_gradient(NodeClassifier& model, const NodeFeatures& x, const PreparedNodeData& data,
+                           ParameterArena& arena, const std::vector<double>& layer_weight_decay, uint64_t seed,
+                           int epoch) {
+  model.train();
+  Var logits = model.forward(x, data.graph, mix64(seed ^ (0x9e37ULL * (epoch + 1))));  // [N, C]
+  Var loss = ops::cross_entropy(logits, data.dataset.labels, data.dataset.train);
+  loss.backward();
+  add_layer_weight_decay(arena, layer_weight_decay);
+  return static_cast<double>(loss.value().item());
+}
+
 NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
                                     const Registry& registry, const NodeRunOptions& options) {
   const NodeDataset& d = data.dataset;
@@ -203,12 +214,7 @@ NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeMode
     if (!options.minibatch) {
       fit = trainer.fit(
           [&](int epoch) {
-            model->train();
-            Var logits = model->forward(data.features, data.graph, mix64(options.seed ^ (0x9e37ULL * (epoch + 1))));
-            Var loss = ops::cross_entropy(logits, d.labels, d.train);
-            loss.backward();
-            add_layer_weight_decay(arena, spec.layer_weight_decay);
-            return static_cast<double>(loss.value().item());
+            return full_batch_gradient(*model, data.features, data, arena, spec.layer_weight_decay, options.seed, epoch);
           },
           evaluate);
     } else {

@@ -108,6 +108,15 @@ struct NodeRunResult {
 /// training nodes in sampled batches, one optimizer step each (fan-outs that are not one per
 /// layer are an attend::InputError); the checkpoint records the sampling (model JSON key
 /// "training") and is an ordinary model otherwise.
+/// One full-batch epoch's gradient, without the optimizer step: `model` in training mode on
+/// features `x` (data.features, or the same in another form), its dropout drawn from (seed,
+/// epoch) as train_node_classifier draws it, the cross-entropy over the training split
+/// backpropagated into `arena`'s gradients (the caller zeroes them), then each layer's
+/// `layer_weight_decay` added. Returns the loss.
+double full_batch_gradient(NodeClassifier& model, const NodeFeatures& x, const PreparedNodeData& data,
+                           ParameterArena& arena, const std::vector<double>& layer_weight_decay, uint64_t seed,
+                           int epoch);
+
 NodeRunResult train_node_classifier(const PreparedNodeData& data, const NodeModelSpec& spec,
                                     const Registry& registry, const NodeRunOptions& options);
 
