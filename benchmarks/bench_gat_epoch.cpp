@@ -44,7 +44,6 @@ using namespace attend::graph;
 
 namespace {
 
-/// Median of `runs` (not empty).
 // `x` with each stored value kept with probability `share` (draw k of a fixed stream).
 SparseMatrix thinned(const SparseMatrix& x, double share) {
   const CounterStream stream(0x5eed);
@@ -61,6 +60,7 @@ SparseMatrix thinned(const SparseMatrix& x, double share) {
   return SparseMatrix::from_triplets(x.rows(), x.cols(), rows, cols, values);
 }
 
+/// Median of `runs` (not empty).
 double median(std::vector<double> runs) {
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
@@ -107,11 +107,13 @@ int main(int argc, char** argv) {
   const NodeModelSpec spec = NodeModelSpec::load(model);
   NodeDataset dataset = load_node_dataset_h5(data_path);
   if (feature_share < 1.0) dataset.features = thinned(dataset.features, feature_share);
+  // A copy for a form other than the one preparation picks: preparation keeps the values once.
+  SparseMatrix raw_features = form == "auto" ? SparseMatrix() : dataset.features;  // [N, F]
   const PreparedNodeData data = prepare_node_data(std::move(dataset), spec.normalize_features);
   const NodeDataset& d = data.dataset;
-  const auto in_form = [&]() -> NodeFeatures {  // [N, F]; d.features normalised as prepare_node_data does
+  const auto in_form = [&]() -> NodeFeatures {  // [N, F]; raw_features normalised as prepare_node_data does
     if (form == "auto") return data.features;
-    auto x = std::make_shared<SparseMatrix>(d.features);
+    auto x = std::make_shared<SparseMatrix>(std::move(raw_features));
     if (spec.normalize_features) x->normalize_rows();
     if (form == "dense") return NodeFeatures(Var(x->to_dense()));
     return NodeFeatures(std::shared_ptr<const SparseMatrix>(std::move(x)));

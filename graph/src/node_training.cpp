@@ -54,9 +54,13 @@ PreparedNodeData prepare_node_data(NodeDataset dataset, bool normalize_features)
   if (dataset.num_features() == 0) {
     d.features = NodeFeatures(identity_features(dataset.num_nodes));
   } else {
-    auto features = std::make_shared<SparseMatrix>(dataset.features);
+    // The values move into `features` (held once: a dense [N, F] no longer keeps its CSR
+    // copy); dataset.features keeps the shape.
+    const int64_t width = dataset.num_features();
+    auto features = std::make_shared<SparseMatrix>(std::move(dataset.features));
     if (normalize_features) features->normalize_rows();
     d.features = input_features(std::move(features));
+    dataset.features = SparseMatrix::from_triplets(dataset.num_nodes, width, {}, {}, {});
   }
   d.dataset = std::move(dataset);
   return d;

@@ -81,6 +81,10 @@ TEST_CASE("prepare_node_data holds features with at least kDenseFeatureShare non
     SparseMatrix normalized = d.features;
     normalized.normalize_rows();
     CHECK(values_of(to_dense(data.features)) == values_of(normalized.to_dense()));
+    // held once: the dataset keeps the features' shape, not a second copy of their values
+    CHECK(data.dataset.num_features() == 30);
+    CHECK(data.dataset.features.rows() == 200);
+    CHECK(data.dataset.features.nnz() == 0);
   }
   NodeDataset featureless = featured_dataset(20, 30, 1, 2, false, 7);
   featureless.features = SparseMatrix();

@@ -31,6 +31,8 @@ namespace attend::graph {
 /// when asked; a sparse identity for featureless nodes), in memory or, out of core, as rows
 /// read on demand.
 struct PreparedNodeData {
+  /// The dataset; its `features` keep their shape [N, F] but no values (they are in
+  /// `features` or `feature_rows`, held once).
   NodeDataset dataset;
   GraphContext graph;
   NodeFeatures features;  ///< [N, F]; empty when the features stay in a file
