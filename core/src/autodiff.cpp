@@ -1,10 +1,12 @@
 #include "attend/core/autodiff.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <unordered_set>
 #include <utility>
 
 #include "attend/core/error.hpp"
+#include "attend/core/parallel.hpp"
 
 namespace attend {
 
@@ -28,6 +30,19 @@ thread_local bool t_grad_enabled = true;
 void replace_storage(Tensor& slot, Tensor&& storage) {
   std::destroy_at(&slot);
   std::construct_at(&slot, std::move(storage));  // the move constructor is noexcept
+}
+
+// Zero `t`; a large one in parallel over fixed blocks, so that a gradient of many MiB (a
+// 100k-node layer's [N, H, C]) is cleared by all threads, each first touching a contiguous
+// share of its pages as the kernels' static schedules later write them.
+void zero(Tensor& t) {
+  constexpr int64_t kBlock = int64_t{1} << 16;  // floats: 256 KiB
+  float* data = t.data();
+  if (t.numel() < 4 * kBlock) {
+    std::fill(data, data + t.numel(), 0.0f);
+    return;
+  }
+  parallel_for_blocks(t.numel(), kBlock, [data](int64_t lo, int64_t hi) { std::fill(data + lo, data + hi, 0.0f); });
 }
 
 void ensure_grad(detail::VarNode& node) {
@@ -72,7 +87,7 @@ bool Var::has_grad() const { return node_ && node_->has_grad; }
 const Tensor& Var::grad() const {
   ATTEND_CHECK(node_, "grad() of an undefined Var");
   ensure_grad(*node_);
-  if (!node_->has_grad && !node_->grad_bound) node_->grad.fill(0.0f);
+  if (!node_->has_grad && !node_->grad_bound) zero(node_->grad);
   return node_->grad;
 }
 
@@ -80,7 +95,7 @@ Tensor& Var::grad_mut() const {
   ATTEND_CHECK(node_, "grad_mut() of an undefined Var");
   ensure_grad(*node_);
   if (!node_->has_grad) {
-    node_->grad.fill(0.0f);
+    zero(node_->grad);
     node_->has_grad = true;
   }
   return node_->grad;

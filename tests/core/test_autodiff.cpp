@@ -1,8 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "attend/core/autodiff.hpp"
 #include "attend/core/error.hpp"
+#include "attend/core/heap.hpp"
 #include "attend/core/ops/matmul.hpp"
+#include "attend/core/parallel.hpp"
 
 using namespace attend;
 
@@ -56,4 +60,21 @@ TEST_CASE("a bound gradient accumulates into external memory", "[core][grad]") {
   CHECK(grads[1] == 5.0f);
   w.zero_grad();
   CHECK(grads[0] == 0.0f);
+}
+
+TEST_CASE("a large gradient starts at zero in memory that held other values, on 1 and 2 threads", "[core][grad]") {
+  keep_freed_memory();  // so that the gradient reuses the block freed just before
+  const int64_t large = static_cast<int64_t>(detail::kLargeBlock / sizeof(float)) + 1000;
+  const int before = num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Var x(Tensor({large}, 1.0f), true);
+    {
+      Tensor junk = Tensor::uninitialized({large});
+      std::fill(junk.begin(), junk.end(), 7.0f);
+    }
+    const Tensor& g = x.grad_mut();
+    CHECK(std::all_of(g.begin(), g.end(), [](float v) { return v == 0.0f; }));
+  }
+  set_num_threads(before);
 }
