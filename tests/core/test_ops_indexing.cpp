@@ -17,6 +17,16 @@ std::vector<int64_t> random_index(std::size_t m, int64_t n, uint64_t seed) {
   for (int64_t& i : index) i = static_cast<int64_t>(rng.below(static_cast<uint64_t>(n)));
   return index;
 }
+
+// `m` distinct rows of [0, n) in a shuffled order (Fisher-Yates).
+std::vector<int64_t> distinct_index(std::size_t m, int64_t n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<int64_t> rows(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
+  for (std::size_t i = rows.size() - 1; i > 0; --i) std::swap(rows[i], rows[rng.below(i + 1)]);
+  rows.resize(m);
+  return rows;
+}
 }  // namespace
 
 TEST_CASE("gather_rows and scatter_add_rows match naive loops", "[core]") {
@@ -74,6 +84,11 @@ TEST_CASE("indexing gradients", "[core][grad]") {
       {random_tensor({6, 2, 2}, 5)});
   INFO(s.report);
   CHECK(s.ok);
+  const std::vector<int64_t> distinct{3, 0, 4};  // no repeats: the direct backward
+  auto d = check_gradients([&](const std::vector<Var>& v) { return ops::gather_rows(v[0], distinct); },
+                           {random_tensor({5, 3}, 7)});
+  INFO(d.report);
+  CHECK(d.ok);
   auto e = check_gradients(
       [&](const std::vector<Var>& v) {
         return ops::embedding(v[0], {3, 3, 0});
@@ -100,4 +115,26 @@ TEST_CASE("scatter_add_rows is bit-identical for 1 and 2 threads", "[core]") {
   const auto one = run(1), two = run(2);
   set_num_threads(before);
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(bitwise_equal(one[i], two[i]));
+}
+
+TEST_CASE("gather_rows' backward by an index without repeats adds each row once, the same bits on 1 and 2 threads",
+          "[core]") {
+  const std::vector<int64_t> index = distinct_index(15000, 20000, 10);  // a shuffled subset
+  const Tensor x = random_tensor({20000, 5}, 11), gy = random_tensor({15000, 5}, 12);
+  const Tensor earlier = random_tensor({20000, 5}, 13);  // a gradient already there
+  Tensor expected = earlier;
+  for (std::size_t m = 0; m < index.size(); ++m)
+    for (int64_t k = 0; k < 5; ++k) expected[index[m] * 5 + k] += gy[static_cast<int64_t>(m) * 5 + k];
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Var vx(x, true);
+    vx.grad_mut().copy_from(earlier);
+    ops::gather_rows(vx, index).backward(gy);
+    return vx.grad();
+  };
+  const int before = num_threads();
+  const Tensor one = run(1), two = run(2);
+  set_num_threads(before);
+  CHECK(bitwise_equal(one, expected));
+  CHECK(bitwise_equal(two, expected));
 }

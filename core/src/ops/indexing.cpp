@@ -25,10 +25,34 @@ int64_t row_size(const Tensor& x, const char* op) {
   return size;
 }
 
-/// dst[index[m]] += src[m] for rows of `width` values; parallel over fixed blocks of rows of
-/// dst [n_rows, width], each summing its sources in increasing m (counting sort by destination).
+/// Whether no value occurs twice in `index` (values in [0, n_rows)).
+bool distinct(const std::vector<int64_t>& index, int64_t n_rows) {
+  if (static_cast<int64_t>(index.size()) > n_rows) return false;
+  std::vector<bool> seen(static_cast<std::size_t>(n_rows), false);
+  for (int64_t d : index) {
+    if (seen[static_cast<std::size_t>(d)]) return false;
+    seen[static_cast<std::size_t>(d)] = true;
+  }
+  return true;
+}
+
+/// dst[index[m]] += src[m] for rows of `width` values. Without repeats in `index` (a subset
+/// or permutation of rows: every destination has at most one source) directly, in parallel
+/// over fixed blocks of m; else in parallel over fixed blocks of rows of dst [n_rows, width],
+/// each summing its sources in increasing m (counting sort by destination). One term per
+/// destination adds the same bits either way.
 void scatter_add_into(const float* src, const std::vector<int64_t>& index, int64_t n_rows,
                       int64_t width, float* dst) {
+  if (distinct(index, n_rows)) {
+    parallel_for_blocks(static_cast<int64_t>(index.size()), detail::rows_per_block(width), [&](int64_t lo, int64_t hi) {
+      for (int64_t m = lo; m < hi; ++m) {
+        const float* in = src + m * width;
+        float* out = dst + index[m] * width;
+        for (int64_t k = 0; k < width; ++k) out[k] += in[k];
+      }
+    });
+    return;
+  }
   std::vector<int64_t> start(static_cast<std::size_t>(n_rows + 1),
                              0);  // CSR offsets by destination
   for (int64_t d : index) ++start[static_cast<std::size_t>(d + 1)];
