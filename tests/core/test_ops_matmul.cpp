@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "attend/core/ops/elementwise.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/parallel.hpp"
 #include "grad_check.hpp"
@@ -46,4 +47,26 @@ TEST_CASE("matmul is bit-identical for 1 and 2 threads", "[core]") {
   auto one = run(1), two = run(2);
   set_num_threads(before);
   for (std::size_t i = 0; i < one.size(); ++i) CHECK(bitwise_equal(one[i], two[i]));
+}
+
+TEST_CASE("linear gives the bits of add(matmul(x, W), b), value and gradients, on 1 and 2 threads", "[core]") {
+  // x [4, 500, 30]: rows over several parallel blocks; a gradient already in x's slot
+  const Tensor x = random_tensor({4, 500, 30}, 11), w = random_tensor({30, 40}, 12), b = random_tensor({40}, 13);
+  const Tensor g = random_tensor({4, 500, 40}, 14), earlier = random_tensor({4, 500, 30}, 15);
+  auto run = [&](int threads, bool fused) {
+    set_num_threads(threads);
+    Var vx(x, true), vw(w, true), vb(b, true);
+    vx.grad_mut().copy_from(earlier);
+    Var y = fused ? ops::linear(vx, vw, vb) : ops::add(ops::matmul(vx, vw), vb);
+    y.backward(g);
+    return std::vector<Tensor>{y.value(), vx.grad(), vw.grad(), vb.grad()};
+  };
+  const int before = num_threads();
+  const auto reference = run(1, false), one = run(1, true), two = run(2, true);
+  set_num_threads(before);
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    INFO(i);
+    CHECK(bitwise_equal(one[i], reference[i]));
+    CHECK(bitwise_equal(two[i], reference[i]));
+  }
 }
