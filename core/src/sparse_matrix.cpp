@@ -38,19 +38,23 @@ SparseMatrix SparseMatrix::from_triplets(int64_t rows, int64_t cols,
   SparseMatrix m;
   m.rows_ = rows;
   m.cols_ = cols;
-  m.indptr_.assign(static_cast<std::size_t>(rows) + 1, 0);
-  m.indices_.reserve(order.size());
+  auto pattern = std::make_shared<Pattern>();
+  std::vector<int64_t>& indptr = pattern->indptr;
+  std::vector<int64_t>& indices = pattern->indices;
+  indptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  indices.reserve(order.size());
   m.values_.reserve(order.size());
   for (std::size_t k : order) {
-    if (!m.indices_.empty() && m.indptr_[row[k] + 1] > 0 && m.indices_.back() == col[k]) {
+    if (!indices.empty() && indptr[row[k] + 1] > 0 && indices.back() == col[k]) {
       m.values_.back() += value[k];  // duplicate of the previous (row, col)
       continue;
     }
-    m.indices_.push_back(col[k]);
+    indices.push_back(col[k]);
     m.values_.push_back(value[k]);
-    ++m.indptr_[row[k] + 1];
+    ++indptr[row[k] + 1];
   }
-  for (int64_t r = 0; r < rows; ++r) m.indptr_[r + 1] += m.indptr_[r];
+  for (int64_t r = 0; r < rows; ++r) indptr[r + 1] += indptr[r];
+  m.pattern_ = std::move(pattern);
   return m;
 }
 
@@ -70,29 +74,44 @@ SparseMatrix SparseMatrix::from_dense(const Tensor& dense) {
   return from_triplets(dense.dim(0), dense.dim(1), r, c, v);
 }
 
+std::shared_ptr<const SparseMatrix::Pattern> SparseMatrix::empty_pattern() {
+  static const auto empty = std::make_shared<const Pattern>();
+  return empty;
+}
+
 const SparseMatrix& SparseMatrix::transpose() const {
-  if (!transpose_) {
-    auto t = std::make_shared<SparseMatrix>();
-    t->rows_ = cols_;
-    t->cols_ = rows_;
-    t->indptr_.assign(static_cast<std::size_t>(cols_) + 1, 0);
-    for (int64_t c : indices_) ++t->indptr_[c + 1];
-    for (int64_t c = 0; c < cols_; ++c) t->indptr_[c + 1] += t->indptr_[c];
-    t->indices_.resize(indices_.size());
-    t->values_.resize(values_.size());
-    auto positions = std::make_shared<std::vector<int64_t>>(indices_.size());
-    std::vector<int64_t> next(t->indptr_.begin(), t->indptr_.end() - 1);
-    for (int64_t r = 0; r < rows_; ++r) {  // rows ascending, so each column's list is sorted
-      for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) {
-        const int64_t pos = next[indices_[k]]++;
-        t->indices_[pos] = r;
-        t->values_[pos] = values_[k];
-        (*positions)[pos] = k;
-      }
-    }
+  if (transpose_) return *transpose_;
+  auto t = std::make_shared<SparseMatrix>();
+  t->rows_ = cols_;
+  t->cols_ = rows_;
+  t->values_.resize(values_.size());
+  if (pattern_transpose_) {  // the pattern's transpose exists: gather this matrix's values into it
+    t->pattern_ = pattern_transpose_->pattern_;
+    const std::vector<int64_t>& positions = *transpose_positions_;
+    for (std::size_t pos = 0; pos < positions.size(); ++pos) t->values_[pos] = values_[positions[pos]];
     transpose_ = std::move(t);
-    transpose_positions_ = std::move(positions);
+    return *transpose_;
   }
+  const std::vector<int64_t>& indptr = pattern_->indptr;
+  const std::vector<int64_t>& indices = pattern_->indices;
+  auto pattern = std::make_shared<Pattern>();
+  pattern->indptr.assign(static_cast<std::size_t>(cols_) + 1, 0);
+  for (int64_t c : indices) ++pattern->indptr[c + 1];
+  for (int64_t c = 0; c < cols_; ++c) pattern->indptr[c + 1] += pattern->indptr[c];
+  pattern->indices.resize(indices.size());
+  auto positions = std::make_shared<std::vector<int64_t>>(indices.size());
+  std::vector<int64_t> next(pattern->indptr.begin(), pattern->indptr.end() - 1);
+  for (int64_t r = 0; r < rows_; ++r) {  // rows ascending, so each column's list is sorted
+    for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
+      const int64_t pos = next[indices[k]]++;
+      pattern->indices[pos] = r;
+      t->values_[pos] = values_[k];
+      (*positions)[pos] = k;
+    }
+  }
+  t->pattern_ = std::move(pattern);
+  transpose_ = std::move(t);
+  transpose_positions_ = std::move(positions);
   return *transpose_;
 }
 
@@ -104,7 +123,7 @@ const std::vector<int64_t>& SparseMatrix::transpose_positions() const {
 Tensor SparseMatrix::to_dense() const {
   Tensor out({rows_, cols_});
   for (int64_t r = 0; r < rows_; ++r)
-    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) out[r * cols_ + indices_[k]] = values_[k];
+    for (int64_t k = indptr()[r]; k < indptr()[r + 1]; ++k) out[r * cols_ + indices()[k]] = values_[k];
   return out;
 }
 
@@ -114,9 +133,11 @@ SparseMatrix SparseMatrix::with_values(std::vector<float> values) const {
   SparseMatrix m;
   m.rows_ = rows_;
   m.cols_ = cols_;
-  m.indptr_ = indptr_;
-  m.indices_ = indices_;
+  m.pattern_ = pattern_;
   m.values_ = std::move(values);
+  transpose();  // built once here (if not yet), so that every copy's transpose shares its pattern
+  m.pattern_transpose_ = transpose_;
+  m.transpose_positions_ = transpose_positions_;
   return m;
 }
 
@@ -133,12 +154,11 @@ SparseMatrix SparseMatrix::with_differentiable_values(Var values) const {
 void SparseMatrix::normalize_rows() {
   for (int64_t r = 0; r < rows_; ++r) {
     double s = 0.0;
-    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) s += values_[k];
+    for (int64_t k = indptr()[r]; k < indptr()[r + 1]; ++k) s += values_[k];
     if (s == 0.0) continue;
-    for (int64_t k = indptr_[r]; k < indptr_[r + 1]; ++k) values_[k] = static_cast<float>(values_[k] / s);
+    for (int64_t k = indptr()[r]; k < indptr()[r + 1]; ++k) values_[k] = static_cast<float>(values_[k] / s);
   }
-  transpose_.reset();
-  transpose_positions_.reset();
+  transpose_.reset();  // its values changed; transpose_positions_ (of the pattern) still hold
 }
 
 }  // namespace attend

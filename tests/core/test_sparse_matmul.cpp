@@ -31,6 +31,37 @@ TEST_CASE("sparse matrix builds, transposes and sums duplicates", "[core]") {
   CHECK_THROWS_AS(SparseMatrix::from_triplets(2, 2, {2}, {0}, {1.0f}), Error);
 }
 
+TEST_CASE("a matrix with other values shares the pattern and transposes as one built afresh", "[core]") {
+  const SparseMatrix m = SparseMatrix::from_dense(sparse_dense(40, 30, 0.2f, 31));
+  std::vector<float> values = m.values();
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = k % 3 == 0 ? 0.0f : values[k] * 1.5f;
+  SparseMatrix copy = m.with_values(values);
+  CHECK(copy.indices().data() == m.indices().data());  // the pattern is shared, not copied
+  // the same matrix built on its own (the zeros kept stored, as with_values keeps them)
+  std::vector<int64_t> rows, cols;
+  for (int64_t r = 0; r < m.rows(); ++r) {
+    for (int64_t k = m.indptr()[r]; k < m.indptr()[r + 1]; ++k) {
+      rows.push_back(r);
+      cols.push_back(m.indices()[k]);
+    }
+  }
+  const SparseMatrix fresh = SparseMatrix::from_triplets(40, 30, rows, cols, values);
+  const auto same_transpose = [&](const SparseMatrix& a, const SparseMatrix& b) {
+    CHECK(a.transpose().indices().data() == m.transpose().indices().data());
+    CHECK(a.transpose().indptr() == b.transpose().indptr());
+    CHECK(a.transpose().indices() == b.transpose().indices());
+    CHECK(a.transpose().values() == b.transpose().values());
+    CHECK(a.transpose_positions() == b.transpose_positions());
+  };
+  same_transpose(copy, fresh);
+  copy.normalize_rows();  // new values: the transpose is gathered again
+  SparseMatrix normalized = fresh;
+  normalized.normalize_rows();
+  CHECK(copy.values() == normalized.values());
+  same_transpose(copy, normalized);
+  CHECK(m.values() != copy.values());  // the original keeps its own values
+}
+
 TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]") {
   const Tensor dense = sparse_dense(37, 23, 0.2f, 1);
   const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(dense));

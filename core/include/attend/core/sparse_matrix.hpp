@@ -26,9 +26,9 @@ class SparseMatrix {
 
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
-  int64_t nnz() const { return static_cast<int64_t>(indices_.size()); }
-  const std::vector<int64_t>& indptr() const { return indptr_; }   // [rows + 1]
-  const std::vector<int64_t>& indices() const { return indices_; }  // [nnz], sorted per row
+  int64_t nnz() const { return static_cast<int64_t>(pattern_->indices.size()); }
+  const std::vector<int64_t>& indptr() const { return pattern_->indptr; }    // [rows + 1]
+  const std::vector<int64_t>& indices() const { return pattern_->indices; }  // [nnz], sorted per row
   const std::vector<float>& values() const { return values_; }      // [nnz]
 
   /// The transpose, built once and cached (shared by copies of this matrix).
@@ -39,6 +39,8 @@ class SparseMatrix {
   /// Dense copy [rows, cols].
   Tensor to_dense() const;
   /// The same sparsity pattern with other stored values (same count; zeros are kept stored).
+  /// The copy shares this matrix's pattern and its transpose's (built here when not yet):
+  /// only the values are new, and its own transpose() gathers them into the shared pattern.
   SparseMatrix with_values(std::vector<float> values) const;
   /// A copy (sharing the cached transpose) whose products use `values` [nnz] in entry order,
   /// a float Var that may require a gradient, instead of values(); an undefined Var gives a
@@ -50,10 +52,20 @@ class SparseMatrix {
   void normalize_rows();
 
  private:
+  /// Where the stored entries are: shared by copies with other values (with_values), so that
+  /// a dropout mask's matrix does not copy 8 bytes of index per entry every step.
+  struct Pattern {
+    std::vector<int64_t> indptr{0};  // [rows + 1]
+    std::vector<int64_t> indices;    // [nnz]
+  };
+  static std::shared_ptr<const Pattern> empty_pattern();
+
   int64_t rows_ = 0, cols_ = 0;
-  std::vector<int64_t> indptr_{0};
-  std::vector<int64_t> indices_;
+  std::shared_ptr<const Pattern> pattern_ = empty_pattern();
   std::vector<float> values_;
+  /// With other values than the matrix it was made from (with_values): that matrix's
+  /// transpose, whose pattern transpose() shares.
+  std::shared_ptr<const SparseMatrix> pattern_transpose_;
   mutable std::shared_ptr<const SparseMatrix> transpose_;
   mutable std::shared_ptr<const std::vector<int64_t>> transpose_positions_;
   Var differentiable_values_;  ///< [nnz] or undefined
