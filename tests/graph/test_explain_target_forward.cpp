@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "attend/graph/explain/computation_graph.hpp"
@@ -96,6 +97,41 @@ TEST_CASE("target forward: a shared input row for the outermost nodes gives each
     f_shared.backward();
     CHECK(f_shared.value().item() == Approx(f_own.value().item()).margin(1e-6));
     for (int64_t i = 0; i < copies * e; ++i) CHECK(m_shared.grad()[i] == Approx(m_own.grad()[i]).margin(1e-6));
+  }
+}
+
+TEST_CASE("target forward: a pass that shares the other input's layers gives the bits of one built alone", "[explain]") {
+  ScopedThreads threads(1);
+  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
+    CAPTURE(layer);
+    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 19), true);
+    auto registry = graph_registry();
+    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    model.eval();
+    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
+    const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3;
+    const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
+    // Each built with the other as `same_copies`: its later layers are the other's.
+    const TargetForward own_sharing(model, cg, copies, TargetForward::Input::kPerCopy, &shared);
+    const TargetForward shared_sharing(model, cg, copies, TargetForward::Input::kShared, &own);
+    const Tensor x = random_tensor({copies * n, 4}, 9, 0.0f, 1.0f);  // [copies n, F]
+    const Tensor mask = random_tensor({copies * e}, 10, 0.1f, 1.0f);  // [copies E]
+    const auto gradients = [&](const TargetForward& pass, bool own_input) {
+      Var px(x, true), pm(mask, true);
+      Var f = target_log_probability(model, pass, own_input ? NodeFeatures(px) : pass.features(), pm, 2);
+      f.backward();
+      return std::make_pair(f.value().item(), own_input ? px.grad() : pm.grad());
+    };
+    for (const auto& [alone, sharing, own_input] :
+         {std::make_tuple(&own, &own_sharing, true), std::make_tuple(&shared, &shared_sharing, false)}) {
+      CAPTURE(own_input);
+      const auto a = gradients(*alone, own_input), b = gradients(*sharing, own_input);
+      CHECK(b.first == a.first);
+      REQUIRE(b.second.numel() == a.second.numel());
+      int64_t differ = 0;
+      for (int64_t i = 0; i < a.second.numel(); ++i) differ += b.second[i] != a.second[i];
+      CHECK(differ == 0);
+    }
   }
 }
 
