@@ -100,7 +100,7 @@ TEST_CASE("target forward: a shared input row for the outermost nodes gives each
   }
 }
 
-TEST_CASE("target forward: a pass that shares the other input's layers gives the bits of one built alone", "[explain]") {
+TEST_CASE("target forward: a pass that shares the other input's layers or copies one copy's gives the bits of one built alone", "[explain]") {
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
     CAPTURE(layer);
@@ -114,22 +114,34 @@ TEST_CASE("target forward: a pass that shares the other input's layers gives the
     // Each built with the other as `same_copies`: its later layers are the other's.
     const TargetForward own_sharing(model, cg, copies, TargetForward::Input::kPerCopy, &shared);
     const TargetForward shared_sharing(model, cg, copies, TargetForward::Input::kShared, &own);
+    // Each built from the one-copy pass's layers (after a forward built their adjacencies).
+    const TargetForward one(model, cg, 1);
+    {
+      NoGradGuard no_grad;
+      one.logits(model, one.features(), Var());
+    }
+    const TargetForward own_copied(model, cg, copies, TargetForward::Input::kPerCopy, nullptr, &one);
+    const TargetForward shared_copied(model, cg, copies, TargetForward::Input::kShared, nullptr, &one);
     const Tensor x = random_tensor({copies * n, 4}, 9, 0.0f, 1.0f);  // [copies n, F]
     const Tensor mask = random_tensor({copies * e}, 10, 0.1f, 1.0f);  // [copies E]
+    // f, then the gradients of the mask and (with its own input) of the features, end to end.
     const auto gradients = [&](const TargetForward& pass, bool own_input) {
       Var px(x, true), pm(mask, true);
       Var f = target_log_probability(model, pass, own_input ? NodeFeatures(px) : pass.features(), pm, 2);
       f.backward();
-      return std::make_pair(f.value().item(), own_input ? px.grad() : pm.grad());
+      std::vector<float> out{f.value().item()};
+      out.insert(out.end(), pm.grad().data(), pm.grad().data() + pm.grad().numel());
+      if (own_input) out.insert(out.end(), px.grad().data(), px.grad().data() + px.grad().numel());
+      return out;
     };
-    for (const auto& [alone, sharing, own_input] :
-         {std::make_tuple(&own, &own_sharing, true), std::make_tuple(&shared, &shared_sharing, false)}) {
+    for (const auto& [alone, other, own_input] :
+         {std::make_tuple(&own, &own_sharing, true), std::make_tuple(&shared, &shared_sharing, false),
+          std::make_tuple(&own, &own_copied, true), std::make_tuple(&shared, &shared_copied, false)}) {
       CAPTURE(own_input);
-      const auto a = gradients(*alone, own_input), b = gradients(*sharing, own_input);
-      CHECK(b.first == a.first);
-      REQUIRE(b.second.numel() == a.second.numel());
+      const std::vector<float> a = gradients(*alone, own_input), b = gradients(*other, own_input);
+      REQUIRE(b.size() == a.size());
       int64_t differ = 0;
-      for (int64_t i = 0; i < a.second.numel(); ++i) differ += b.second[i] != a.second[i];
+      for (std::size_t i = 0; i < a.size(); ++i) differ += b[i] != a[i];
       CHECK(differ == 0);
     }
   }

@@ -72,12 +72,15 @@ Var gather_distinct_entries(const Var& x, std::shared_ptr<const std::vector<int6
 }  // namespace
 
 TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input,
-                             const TargetForward* same_copies)
+                             const TargetForward* same_copies, const TargetForward* one_copy)
     : copies_(copies), target_(cg.target), cg_(&cg) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
   ATTEND_CHECK(same_copies == nullptr || (same_copies->cg_ == &cg && same_copies->copies_ == copies &&
                                           same_copies->layers_.size() == model.layers().size()),
                "a pass shares layers with a pass over other copies");
+  ATTEND_CHECK(one_copy == nullptr || (one_copy->cg_ == &cg && one_copy->copies_ == 1 &&
+                                       one_copy->layers_.size() == model.layers().size()),
+               "a pass copies its layers from a pass that is not one copy of the same graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
   ATTEND_CHECK(model.message_passing_hops() == cg.hops,
                "a computation graph of " << cg.hops << " hops for a model of " << model.message_passing_hops());
@@ -120,6 +123,17 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
     if (same_copies != nullptr && same_copies->layers_[i].shared_rows == shared_rows) {  // the same rows and edges
       layer.graph = same_copies->layers_[i].graph;
       layer.mask_index = same_copies->layers_[i].mask_index;
+      continue;
+    }
+    if (one_copy != nullptr && !shared_rows) {  // copy k's rows and edges are copy 0's, shifted
+      const Layer& first = one_copy->layers_[i];
+      layer.graph = first.graph.disjoint_copies(copies);
+      const auto per_copy = static_cast<int64_t>(first.mask_index->size());
+      std::vector<int64_t> mask_index(static_cast<std::size_t>(copies * per_copy));  // [copies E_layer]
+      for (int64_t k = 0; k < copies; ++k) {
+        for (int64_t j = 0; j < per_copy; ++j) mask_index[k * per_copy + j] = k * num_edges_ + (*first.mask_index)[j];
+      }
+      layer.mask_index = std::make_shared<const std::vector<int64_t>>(std::move(mask_index));
       continue;
     }
     // Plain edges into a node whose output is read, from a node of this layer, ordered by
@@ -217,8 +231,9 @@ const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input
     const TargetForward::Input other =
         input == TargetForward::Input::kShared ? TargetForward::Input::kPerCopy : TargetForward::Input::kShared;
     const auto built = built_.find({copies, other});
+    const TargetForward* one = copies == 1 ? nullptr : &this->copies(1);
     pass = std::make_unique<TargetForward>(model_, cg_, copies, input,
-                                           built == built_.end() ? nullptr : built->second.get());
+                                           built == built_.end() ? nullptr : built->second.get(), one);
   }
   return *pass;
 }

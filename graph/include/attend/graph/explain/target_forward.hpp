@@ -53,9 +53,13 @@ class TargetForward {
   /// in-neighbours. `same_copies`, when given, is a pass of the same model over the same
   /// copies of `cg` (with the other Input): each layer whose rows are the same in both (every
   /// layer but a first one that holds shared rows) shares its graph, edge mask positions and
-  /// built adjacency instead of building them again.
+  /// built adjacency instead of building them again. `one_copy`, when given, is the pass
+  /// of the same model over one copy of `cg`: each other layer without shared rows is its
+  /// layer's graph in `copies` disjoint copies (GraphContext::disjoint_copies, carrying the
+  /// adjacency that pass has built), the same graph as building it here, without the sorts.
   TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
-                Input input = Input::kPerCopy, const TargetForward* same_copies = nullptr);
+                Input input = Input::kPerCopy, const TargetForward* same_copies = nullptr,
+                const TargetForward* one_copy = nullptr);
 
   int64_t copies() const { return copies_; }
   /// Local target node of each copy in the rows of the input.
@@ -109,7 +113,8 @@ class TargetForwards {
   const NodeClassifier& model() const { return model_; }
   const ComputationGraph& graph() const { return cg_; }
   /// The pass over `copies` copies; one built later with the other Input shares the layers
-  /// whose rows are the same (TargetForward's `same_copies`).
+  /// whose rows are the same (TargetForward's `same_copies`), and the others are copies of
+  /// the one-copy pass's layers (`one_copy`) where they hold no shared rows.
   const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
   /// The target's logits [1, C] at the computation graph's own input (no mask, nothing
   /// recorded), computed on first use: the predicted class, the explained value and
