@@ -79,6 +79,35 @@ std::shared_ptr<const SparseMatrix::Pattern> SparseMatrix::empty_pattern() {
   return empty;
 }
 
+SparseMatrix SparseMatrix::block_diagonal(int64_t copies) const {
+  ATTEND_CHECK(copies >= 1, "block_diagonal of " << copies << " copies");
+  ATTEND_CHECK(!differentiable_values_.defined(), "block_diagonal of a matrix with differentiable values");
+  const int64_t stored = nnz();
+  SparseMatrix m;
+  m.rows_ = copies * rows_;
+  m.cols_ = copies * cols_;
+  auto pattern = std::make_shared<Pattern>();
+  pattern->indptr.resize(static_cast<std::size_t>(m.rows_) + 1);
+  pattern->indices.resize(static_cast<std::size_t>(copies * stored));
+  m.values_.resize(pattern->indices.size());
+  pattern->indptr[0] = 0;
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t r = 0; r < rows_; ++r) pattern->indptr[k * rows_ + r + 1] = k * stored + indptr()[r + 1];
+    for (int64_t p = 0; p < stored; ++p) pattern->indices[k * stored + p] = k * cols_ + indices()[p];
+    std::copy(values_.begin(), values_.end(), m.values_.begin() + k * stored);
+  }
+  m.pattern_ = std::move(pattern);
+  if (transpose_) {  // the transpose's copies, and its positions in copy k's entries
+    m.transpose_ = std::make_shared<const SparseMatrix>(transpose_->block_diagonal(copies));
+    auto positions = std::make_shared<std::vector<int64_t>>(m.values_.size());
+    for (int64_t k = 0; k < copies; ++k) {
+      for (int64_t p = 0; p < stored; ++p) (*positions)[k * stored + p] = k * stored + (*transpose_positions_)[p];
+    }
+    m.transpose_positions_ = std::move(positions);
+  }
+  return m;
+}
+
 const SparseMatrix& SparseMatrix::transpose() const {
   if (transpose_) return *transpose_;
   auto t = std::make_shared<SparseMatrix>();

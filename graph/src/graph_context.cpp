@@ -291,6 +291,74 @@ GraphContext GraphContext::with_edge_mask(Var mask) const {
   return masked;
 }
 
+GraphContext GraphContext::disjoint_copies(int64_t copies) const {
+  ATTEND_CHECK(copies >= 1, "disjoint_copies: " << copies << " copies");
+  ATTEND_CHECK(!has_edge_mask() && cache_ != nullptr, "disjoint_copies of a masked graph or one not built by from_edges");
+  const int64_t n = num_nodes_, e_count = in_edges_->num_edges();
+  std::vector<int64_t> src, dst, relation(static_cast<std::size_t>(e_count));  // [E] by edge id
+  edges_by_id(*in_edges_, src, dst);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t p = in_edges_->indptr()[i]; p < in_edges_->indptr()[i + 1]; ++p) {
+      relation[in_edges_->edge_id(p)] = in_edges_->relation(p);
+    }
+  }
+  const auto count = static_cast<std::size_t>(copies * e_count);
+  std::vector<int64_t> all_src(count), all_dst(count), all_relation(count);  // [copies E]
+  for (int64_t k = 0; k < copies; ++k) {
+    for (int64_t e = 0; e < e_count; ++e) {
+      all_src[k * e_count + e] = k * n + src[e];
+      all_dst[k * e_count + e] = k * n + dst[e];
+      all_relation[k * e_count + e] = relation[e];
+    }
+  }
+  GraphContext out = from_edges(copies * n, num_relations_, std::move(all_src), std::move(all_dst), std::move(all_relation));
+  if (edge_features_.rank() == 2) {
+    const int64_t width = edge_features_.dim(1);
+    Tensor features({copies * e_count, width});  // [copies E, D]
+    for (int64_t k = 0; k < copies; ++k) {
+      std::copy_n(edge_features_.data(), e_count * width, features.data() + k * e_count * width);
+    }
+    out.set_edge_features(features);
+  }
+  const auto repeated = [&](const std::vector<int64_t>& v) {
+    std::vector<int64_t> all;
+    all.reserve(static_cast<std::size_t>(copies) * v.size());
+    for (int64_t k = 0; k < copies; ++k) all.insert(all.end(), v.begin(), v.end());
+    return all;
+  };
+  if (!plain_degree_.empty()) out.set_normalization_degrees(repeated(plain_degree_), repeated(looped_degree_));
+
+  std::lock_guard<std::mutex> lock(cache_->mutex);
+  for (const auto& [key, built] : cache_->adjacency) {
+    if (!built.matrix) continue;
+    // The view's edges by id: the plain view's are copy-major; the looped view holds the
+    // plain edges that are not self-loops, then one self-loop per node, so copy k's kept
+    // edge j is edge k J + j and its self-loop of node v is copies J + k n + v.
+    const bool self_loops = key.first;
+    const auto view_edges = static_cast<int64_t>(built.edge_weight.size());
+    const int64_t kept = self_loops ? view_edges - n : view_edges, loops = view_edges - kept;
+    const int64_t stored = built.matrix->nnz();
+    Adjacency a;
+    a.matrix = std::make_shared<const SparseMatrix>(built.matrix->block_diagonal(copies));
+    a.edge_weight.resize(static_cast<std::size_t>(copies * view_edges));
+    a.edge_entry.resize(a.edge_weight.size());
+    for (int64_t k = 0; k < copies; ++k) {
+      for (int64_t j = 0; j < kept; ++j) {
+        a.edge_weight[k * kept + j] = built.edge_weight[j];
+        a.edge_entry[k * kept + j] = k * stored + built.edge_entry[j];
+      }
+      for (int64_t v = 0; v < loops; ++v) {
+        a.edge_weight[copies * kept + k * loops + v] = built.edge_weight[kept + v];
+        a.edge_entry[copies * kept + k * loops + v] = k * stored + built.edge_entry[kept + v];
+      }
+    }
+    a.entry_is_edge = a.matrix->nnz() == static_cast<int64_t>(a.edge_entry.size());
+    for (std::size_t e = 0; e < a.edge_entry.size() && a.entry_is_edge; ++e) a.entry_is_edge = a.edge_entry[e] == static_cast<int64_t>(e);
+    out.cache_->adjacency.emplace(key, std::move(a));
+  }
+  return out;
+}
+
 const Var& GraphContext::view_mask(bool self_loops) const {
   static const Var kNone;
   if (!masked_) return kNone;

@@ -62,6 +62,37 @@ TEST_CASE("a matrix with other values shares the pattern and transposes as one b
   CHECK(m.values() != copy.values());  // the original keeps its own values
 }
 
+TEST_CASE("a block-diagonal sparse matrix equals the one built from the copied triplets", "[core]") {
+  const std::vector<int64_t> row{2, 0, 1, 2, 0, 2}, col{1, 3, 0, 1, 0, 2};
+  const std::vector<float> value{1.5f, 2.0f, -1.0f, 0.25f, 3.0f, 4.0f};  // (2, 1) twice: summed
+  const SparseMatrix m = SparseMatrix::from_triplets(3, 4, row, col, value);
+  const int64_t copies = 3;
+  std::vector<int64_t> all_row, all_col;
+  std::vector<float> all_value;
+  for (int64_t k = 0; k < copies; ++k) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      all_row.push_back(k * 3 + row[i]);
+      all_col.push_back(k * 4 + col[i]);
+      all_value.push_back(value[i]);
+    }
+  }
+  const SparseMatrix reference = SparseMatrix::from_triplets(9, 12, all_row, all_col, all_value);
+  for (const bool transposed_first : {false, true}) {
+    CAPTURE(transposed_first);
+    if (transposed_first) m.transpose();
+    const SparseMatrix b = m.block_diagonal(copies);
+    CHECK(b.rows() == 9);
+    CHECK(b.cols() == 12);
+    CHECK(b.indptr() == reference.indptr());
+    CHECK(b.indices() == reference.indices());
+    CHECK(b.values() == reference.values());
+    CHECK(b.transpose().indptr() == reference.transpose().indptr());
+    CHECK(b.transpose().indices() == reference.transpose().indices());
+    CHECK(b.transpose().values() == reference.transpose().values());
+    CHECK(b.transpose_positions() == reference.transpose_positions());
+  }
+}
+
 TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]") {
   const Tensor dense = sparse_dense(37, 23, 0.2f, 1);
   const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(dense));

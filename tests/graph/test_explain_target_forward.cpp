@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "attend/graph/explain/computation_graph.hpp"
@@ -96,6 +97,53 @@ TEST_CASE("target forward: a shared input row for the outermost nodes gives each
     f_shared.backward();
     CHECK(f_shared.value().item() == Approx(f_own.value().item()).margin(1e-6));
     for (int64_t i = 0; i < copies * e; ++i) CHECK(m_shared.grad()[i] == Approx(m_own.grad()[i]).margin(1e-6));
+  }
+}
+
+TEST_CASE("target forward: a pass that shares the other input's layers or copies one copy's gives the bits of one built alone", "[explain]") {
+  ScopedThreads threads(1);
+  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
+    CAPTURE(layer);
+    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 19), true);
+    auto registry = graph_registry();
+    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
+    model.eval();
+    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
+    const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3;
+    const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
+    // Each built with the other as `same_copies`: its later layers are the other's.
+    const TargetForward own_sharing(model, cg, copies, TargetForward::Input::kPerCopy, &shared);
+    const TargetForward shared_sharing(model, cg, copies, TargetForward::Input::kShared, &own);
+    // Each built from the one-copy pass's layers (after a forward built their adjacencies).
+    const TargetForward one(model, cg, 1);
+    {
+      NoGradGuard no_grad;
+      one.logits(model, one.features(), Var());
+    }
+    const TargetForward own_copied(model, cg, copies, TargetForward::Input::kPerCopy, nullptr, &one);
+    const TargetForward shared_copied(model, cg, copies, TargetForward::Input::kShared, nullptr, &one);
+    const Tensor x = random_tensor({copies * n, 4}, 9, 0.0f, 1.0f);  // [copies n, F]
+    const Tensor mask = random_tensor({copies * e}, 10, 0.1f, 1.0f);  // [copies E]
+    // f, then the gradients of the mask and (with its own input) of the features, end to end.
+    const auto gradients = [&](const TargetForward& pass, bool own_input) {
+      Var px(x, true), pm(mask, true);
+      Var f = target_log_probability(model, pass, own_input ? NodeFeatures(px) : pass.features(), pm, 2);
+      f.backward();
+      std::vector<float> out{f.value().item()};
+      out.insert(out.end(), pm.grad().data(), pm.grad().data() + pm.grad().numel());
+      if (own_input) out.insert(out.end(), px.grad().data(), px.grad().data() + px.grad().numel());
+      return out;
+    };
+    for (const auto& [alone, other, own_input] :
+         {std::make_tuple(&own, &own_sharing, true), std::make_tuple(&shared, &shared_sharing, false),
+          std::make_tuple(&own, &own_copied, true), std::make_tuple(&shared, &shared_copied, false)}) {
+      CAPTURE(own_input);
+      const std::vector<float> a = gradients(*alone, own_input), b = gradients(*other, own_input);
+      REQUIRE(b.size() == a.size());
+      int64_t differ = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) differ += b[i] != a[i];
+      CHECK(differ == 0);
+    }
   }
 }
 

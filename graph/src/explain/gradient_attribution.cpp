@@ -1,6 +1,7 @@
 #include "attend/graph/explain/gradient_attribution.hpp"
 
 #include "attend/core/error.hpp"
+#include "attend/core/frozen_parameters.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
 
 namespace attend::graph {
@@ -9,6 +10,7 @@ FeatureGradient feature_gradient(const NodeClassifier& model, const TargetForwar
                                  int64_t cls) {
   ATTEND_CHECK(features.rank() == 2 && features.dim(0) == pass.input_rows(),
                "features " << shape_to_string(features.shape()) << " for a pass over " << pass.input_rows() << " rows");
+  const FrozenParameters frozen(model);  // the backward computes no weight gradients
   Var x(features, true);
   Var f = target_log_probability(model, pass, NodeFeatures(x), Var(), cls);
   f.backward();
@@ -19,6 +21,7 @@ EdgeGradient edge_gradient(const NodeClassifier& model, const TargetForward& pas
   ATTEND_CHECK(mask.rank() == 1 && mask.dim(0) == pass.copies() * pass.num_edges(),
                "edge mask " << shape_to_string(mask.shape()) << " for " << pass.copies() << " x " << pass.num_edges()
                             << " edges");
+  const FrozenParameters frozen(model);
   Var m(mask, true);
   Var f = target_log_probability(model, pass, pass.features(), m, cls);
   f.backward();

@@ -71,9 +71,16 @@ Var gather_distinct_entries(const Var& x, std::shared_ptr<const std::vector<int6
 
 }  // namespace
 
-TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input)
+TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies, Input input,
+                             const TargetForward* same_copies, const TargetForward* one_copy)
     : copies_(copies), target_(cg.target), cg_(&cg) {
   ATTEND_CHECK(copies >= 1, "a pass over " << copies << " copies");
+  ATTEND_CHECK(same_copies == nullptr || (same_copies->cg_ == &cg && same_copies->copies_ == copies &&
+                                          same_copies->layers_.size() == model.layers().size()),
+               "a pass shares layers with a pass over other copies");
+  ATTEND_CHECK(one_copy == nullptr || (one_copy->cg_ == &cg && one_copy->copies_ == 1 &&
+                                       one_copy->layers_.size() == model.layers().size()),
+               "a pass copies its layers from a pass that is not one copy of the same graph");
   const std::vector<const NodeLayer*>& layers = model.layers();
   ATTEND_CHECK(model.message_passing_hops() == cg.hops,
                "a computation graph of " << cg.hops << " hops for a model of " << model.message_passing_hops());
@@ -94,8 +101,10 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
                  "layer " << i << " (" << layers[i]->type_name() << ") reads more than its in-neighbours");
     if (layers[i]->passes_messages()) --after;
     const int reach = after + (layers[i]->passes_messages() ? 1 : 0);
-    const RowLayout& rows = layouts.emplace_back(row_layout(cg, reach, copies, shared && reach == cg.hops));
+    const bool shared_rows = shared && reach == cg.hops;
+    const RowLayout& rows = layouts.emplace_back(row_layout(cg, reach, copies, shared_rows));
     Layer& layer = layers_.emplace_back();
+    layer.shared_rows = shared_rows;
     const bool last = i + 1 == layers.size();
     if (i == 0) {
       ATTEND_CHECK(reach == cg.hops, "the first layer reads every node");
@@ -111,6 +120,22 @@ TargetForward::TargetForward(const NodeClassifier& model, const ComputationGraph
       }
     }
 
+    if (same_copies != nullptr && same_copies->layers_[i].shared_rows == shared_rows) {  // the same rows and edges
+      layer.graph = same_copies->layers_[i].graph;
+      layer.mask_index = same_copies->layers_[i].mask_index;
+      continue;
+    }
+    if (one_copy != nullptr && !shared_rows) {  // copy k's rows and edges are copy 0's, shifted
+      const Layer& first = one_copy->layers_[i];
+      layer.graph = first.graph.disjoint_copies(copies);
+      const auto per_copy = static_cast<int64_t>(first.mask_index->size());
+      std::vector<int64_t> mask_index(static_cast<std::size_t>(copies * per_copy));  // [copies E_layer]
+      for (int64_t k = 0; k < copies; ++k) {
+        for (int64_t j = 0; j < per_copy; ++j) mask_index[k * per_copy + j] = k * num_edges_ + (*first.mask_index)[j];
+      }
+      layer.mask_index = std::make_shared<const std::vector<int64_t>>(std::move(mask_index));
+      continue;
+    }
     // Plain edges into a node whose output is read, from a node of this layer, ordered by
     // (destination row, source row) of copy 0. Copy k's rows are copy 0's shifted by the same
     // offset, or a shared row, after every copy's, so every copy keeps that order and the
@@ -202,7 +227,14 @@ Var TargetForward::logits(const NodeClassifier& model, const NodeFeatures& x, co
 const TargetForward& TargetForwards::copies(int64_t copies, TargetForward::Input input) {
   if (copies == 1) input = TargetForward::Input::kPerCopy;  // one copy: the same rows either way
   std::unique_ptr<TargetForward>& pass = built_[{copies, input}];
-  if (!pass) pass = std::make_unique<TargetForward>(model_, cg_, copies, input);
+  if (!pass) {
+    const TargetForward::Input other =
+        input == TargetForward::Input::kShared ? TargetForward::Input::kPerCopy : TargetForward::Input::kShared;
+    const auto built = built_.find({copies, other});
+    const TargetForward* one = copies == 1 ? nullptr : &this->copies(1);
+    pass = std::make_unique<TargetForward>(model_, cg_, copies, input,
+                                           built == built_.end() ? nullptr : built->second.get(), one);
+  }
   return *pass;
 }
 

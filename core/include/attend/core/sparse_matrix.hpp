@@ -23,6 +23,12 @@ class SparseMatrix {
                                     const std::vector<float>& value);
   /// From a dense matrix [rows, cols], keeping the non-zeros.
   static SparseMatrix from_dense(const Tensor& dense);
+  /// `copies` copies of this matrix along the diagonal [copies rows, copies cols]: copy k's
+  /// stored entries follow copy k - 1's, each with this matrix's value (the transpose, when
+  /// built, is carried the same way). No sort: a batch of disjoint copies of a graph's
+  /// propagation matrix for the cost of writing it. Constant values only (attend::Error for
+  /// differentiable ones).
+  SparseMatrix block_diagonal(int64_t copies) const;
 
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }

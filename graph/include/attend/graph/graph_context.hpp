@@ -125,6 +125,14 @@ class GraphContext {
   /// Whether this context carries an edge mask.
   bool has_edge_mask() const { return masked_ != nullptr; }
 
+  /// `copies` disjoint copies of this graph (which has no edge mask): node k N + v and plain
+  /// edge k E + e are copy k's node v and edge e, with its relation, edge features and
+  /// normalisation degrees. The adjacencies this context has built come along as
+  /// block-diagonal copies (SparseMatrix::block_diagonal) with each edge's weight and stored
+  /// entry: the matrices and per-edge entries building them again would give, without the
+  /// sort. TargetForward's batch of integration steps is such a batch of copies.
+  GraphContext disjoint_copies(int64_t copies) const;
+
   /// Attach edge features [E, D] keyed by the edge ids of `plain()`. The looped view gets
   /// the features of the edges it keeps and zeros on the self-loops it adds. Views and
   /// derived graphs built before are rebuilt (copies made before keep theirs); a context

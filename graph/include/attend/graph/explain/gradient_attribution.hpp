@@ -5,7 +5,9 @@
 ///   saliency          |df/dx_vf|,  |df/dm_e|      (Simonyan et al. 2014; PyG's Saliency)
 ///   input x gradient  x_vf df/dx_vf,  df/dm_e     (Shrikumar et al. 2016; PyG's InputXGradient)
 /// Each comes from one backward pass (dense features [n, F], or the mask [E] of the
-/// computation graph's plain edges) of a TargetForward pass (target_forward.hpp).
+/// computation graph's plain edges) of a TargetForward pass (target_forward.hpp), with the
+/// model's parameters frozen (FrozenParameters) so that the backward computes no weight or
+/// bias gradient: the input's gradient is the same, for less work.
 
 #include <cstdint>
 

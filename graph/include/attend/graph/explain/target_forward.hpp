@@ -50,9 +50,16 @@ class TargetForward {
 
   /// The pass of `model` over `copies` copies of `cg` (built for this model: cg.hops is its
   /// message-passing layer count; `cg` must outlive the pass). Throws attend::Error for a layer that reads more than its
-  /// in-neighbours.
+  /// in-neighbours. `same_copies`, when given, is a pass of the same model over the same
+  /// copies of `cg` (with the other Input): each layer whose rows are the same in both (every
+  /// layer but a first one that holds shared rows) shares its graph, edge mask positions and
+  /// built adjacency instead of building them again. `one_copy`, when given, is the pass
+  /// of the same model over one copy of `cg`: each other layer without shared rows is its
+  /// layer's graph in `copies` disjoint copies (GraphContext::disjoint_copies, carrying the
+  /// adjacency that pass has built), the same graph as building it here, without the sorts.
   TargetForward(const NodeClassifier& model, const ComputationGraph& cg, int64_t copies,
-                Input input = Input::kPerCopy);
+                Input input = Input::kPerCopy, const TargetForward* same_copies = nullptr,
+                const TargetForward* one_copy = nullptr);
 
   int64_t copies() const { return copies_; }
   /// Local target node of each copy in the rows of the input.
@@ -80,6 +87,7 @@ class TargetForward {
     /// The rows of the layer's own output that later layers read, in the next layer's row
     /// order, kept before NodeClassifier::finish_layer; empty: all of them.
     std::vector<int64_t> output_rows;
+    bool shared_rows = false;  ///< holds the nodes at d(v) = L once for all copies (Input::kShared)
   };
   int64_t copies_ = 1;
   int64_t target_ = -1;
@@ -104,6 +112,9 @@ class TargetForwards {
   TargetForwards(const NodeClassifier& model, const ComputationGraph& cg) : model_(model), cg_(cg) {}
   const NodeClassifier& model() const { return model_; }
   const ComputationGraph& graph() const { return cg_; }
+  /// The pass over `copies` copies; one built later with the other Input shares the layers
+  /// whose rows are the same (TargetForward's `same_copies`), and the others are copies of
+  /// the one-copy pass's layers (`one_copy`) where they hold no shared rows.
   const TargetForward& copies(int64_t copies, TargetForward::Input input = TargetForward::Input::kPerCopy);
   /// The target's logits [1, C] at the computation graph's own input (no mask, nothing
   /// recorded), computed on first use: the predicted class, the explained value and
