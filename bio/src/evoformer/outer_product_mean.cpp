@@ -40,8 +40,8 @@ void swap_middle_axes(const float* src, int64_t rows, int64_t cols, int64_t c, f
 void outer_chunk(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0, int64_t rows,
                  int64_t j0, int64_t cols, float* p, float* o) {
   // p [rows * C, cols * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b[:, j0:j0 + cols, :] [S, cols * C]
-  gemm_one_block(true, false, rows * c, cols * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b + j0 * c, n * c,
-       0.0f, p, cols * c);
+  gemm_one_block(true, false, rows * c, cols * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b + j0 * c,
+                 n * c, 0.0f, p, cols * c);
   swap_middle_axes(p, rows, cols, c, o);
 }
 
@@ -117,8 +117,8 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
             for (int64_t j = 0; j < n; ++j)
               for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
         }
-        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T (dP packed once here
-        // and once for db: gemm's 64-row blocks packed it twice each)
+        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T (one block each: dP
+        // packed once here and once for db)
         if (ga)
           gemm_one_block(false, true, s, rows * c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + r0 * c,
                          n * c);
