@@ -111,10 +111,11 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
 }
 
 // C = alpha * op(A) * op(B) + beta * C for a narrow C (is_narrow), in fixed blocks of
-// kNarrowRowBlock rows, as op(A) * (alpha op(B)) + beta * C.
+// kNarrowRowBlock rows, as op(A) * (alpha op(B)) + beta * C; the blocks shared among threads
+// when `among_threads`, else in order on the calling thread (the same bits either way).
 void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                 int64_t ldc) {
+                 int64_t ldc, bool among_threads) {
   std::vector<float> b_rows;  // alpha op(B) as a row-major [k, n] copy, unless that is B
   if (trans_b || alpha != 1.0f) {
     b_rows.resize(k * n);
@@ -124,9 +125,14 @@ void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
     b = b_rows.data();
     ldb = n;
   }
-  parallel_for_blocks(m, kNarrowRowBlock, [&](int64_t r0, int64_t r1) {
+  auto block = [&](int64_t r0, int64_t r1) {
     narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
-  });
+  };
+  if (among_threads) {
+    parallel_for_blocks(m, kNarrowRowBlock, block);
+  } else {
+    for (int64_t r0 = 0; r0 < m; r0 += kNarrowRowBlock) block(r0, std::min(m, r0 + kNarrowRowBlock));
+  }
 }
 #ifdef ATTEND_HAVE_OPENBLAS
 // OpenBLAS blocks (the products that are neither narrow nor handed to Eigen): OpenBLAS packs
@@ -169,11 +175,12 @@ int64_t blas_block(int64_t extent) {
   return std::clamp(rounded, kBlasMinBlock, kBlasMaxBlock);
 }
 
-// C = alpha * op(A) * op(B) + beta * C in fixed blocks (blas_block), each one single-threaded
-// cblas_sgemm. (beta = 0 does not read C.)
+// C = alpha * op(A) * op(B) + beta * C in fixed blocks (blas_block) shared among threads, or
+// as one block when `one_block`; each block one single-threaded cblas_sgemm. (beta = 0 does
+// not read C.)
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-               int64_t ldc) {
+               int64_t ldc, bool one_block) {
   // Each call on the calling thread alone: OpenBLAS's own threads split a product by their
   // count. The count is set back when the product is done (torch links the same library).
   const detail::OpenblasOneThread one_thread;
@@ -185,7 +192,9 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                 static_cast<int>(k), alpha, a0, static_cast<int>(lda), b0, static_cast<int>(ldb),
                 beta, c + r0 * ldc + c0, static_cast<int>(ldc));
   };
-  if (m >= 2 * kBlasMinBlock || n < kBlasMaxBlock) {
+  if (one_block) {
+    block(0, m, 0, n);
+  } else if (m >= 2 * kBlasMinBlock || n < kBlasMaxBlock) {
     parallel_for_blocks(m, blas_block(m), [&](int64_t r0, int64_t r1) { block(r0, r1, 0, n); });
   } else {
     parallel_for_blocks(n, blas_block(n), [&](int64_t c0, int64_t c1) { block(0, m, c0, c1); });
@@ -205,12 +214,12 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (is_narrow(n, k)) {
-    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, true);
     return;
   }
 #ifdef ATTEND_HAVE_OPENBLAS
   if (openblas_does_products() && fits_blas(m, n, k, lda, ldb, ldc)) {
-    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, false);
     return;
   }
 #endif
@@ -224,6 +233,23 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
       gemm_block(trans_a, trans_b, 0, m, c0, c1, k, alpha, a, lda, b, ldb, beta, c, ldc);
     });
   }
+}
+
+void gemm_one_block(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                    int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (is_narrow(n, k)) {
+    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, false);
+    return;
+  }
+#ifdef ATTEND_HAVE_OPENBLAS
+  if (openblas_does_products() && fits_blas(m, n, k, lda, ldb, ldc)) {
+    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, true);
+    return;
+  }
+#endif
+  gemm_block(trans_a, trans_b, 0, m, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 std::string gemm_library() {

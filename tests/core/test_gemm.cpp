@@ -81,6 +81,42 @@ TEST_CASE("gemm matches a written-out product on every path and transpose, for 1
   }
 }
 
+// gemm_one_block: the same contract on every path, one block on the calling thread. Its
+// narrow path runs gemm's fixed row blocks in order, so it gives gemm's bits; the others may
+// differ from gemm's blocks in the last bits, never from one thread count to another.
+TEST_CASE("gemm_one_block matches a written-out product, and gemm's bits on the narrow path",
+          "[core]") {
+  struct Shape3 { int64_t m, n, k; };
+  for (const Shape3 s : {Shape3{700, 300, 90}, Shape3{130, 600, 40}, Shape3{5, 70, 1},
+                         Shape3{300, 64, 600}, Shape3{37, 128, 300}}) {
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true})
+        for (const float beta : {2.0f, 0.0f}) {
+          const Tensor a = random_tensor({s.m * s.k}, 1), b = random_tensor({s.k * s.n}, 2);
+          const Tensor c0 = beta == 0.0f ? Tensor({s.m * s.n}, std::nanf(""))
+                                         : random_tensor({s.m * s.n}, 3);
+          const int64_t lda = ta ? s.m : s.k, ldb = tb ? s.k : s.n;
+          Tensor one = c0, blocked = c0;
+          gemm_one_block(ta, tb, s.m, s.n, s.k, 0.5f, a.data(), lda, b.data(), ldb, beta,
+                         one.data(), s.n);
+          gemm(ta, tb, s.m, s.n, s.k, 0.5f, a.data(), lda, b.data(), ldb, beta, blocked.data(),
+               s.n);
+          INFO("m " << s.m << " n " << s.n << " k " << s.k << " trans_a " << ta << " trans_b " << tb
+                    << " beta " << beta);
+          if (s.n <= 128 && s.n % 16 == 0 && s.k >= 64) CHECK(bitwise_equal(one, blocked));
+          const Tensor c_ref = beta == 0.0f ? Tensor({s.m * s.n}) : c0;
+          const std::vector<double> want =
+              reference_gemm(ta, tb, s.m, s.n, s.k, 0.5f, a, b, beta, c_ref);
+          double worst = 0;
+          for (int64_t i = 0; i < s.m * s.n; ++i) {
+            const double error = std::abs(one[i] - want[i]);
+            worst = std::isnan(error) ? INFINITY : std::max(worst, error);  // a NaN fails
+          }
+          CHECK(worst < 1e-4 * std::sqrt(static_cast<double>(s.k)));
+        }
+  }
+}
+
 // Products called from inside a parallel region run on several threads at once (as batched
 // products do): each must equal the same product computed alone. A BLAS whose calls share
 // scratch memory without a lock (Debian's serial OpenBLAS, which gemm refuses) gets some of

@@ -32,7 +32,7 @@ constexpr int64_t kLanes = 16;       // partial sums per bias gradient (vector l
 // channel-first output.
 void project_transposed(const float* x, const float* w, int64_t lo, int64_t rows, int64_t k, int64_t c,
                         float* pt) {
-  gemm(true, true, 2 * c, rows, k, 1.0f, w, 2 * c, x + lo * k, k, 0.0f, pt, rows);
+  gemm_one_block(true, true, 2 * c, rows, k, 1.0f, w, 2 * c, x + lo * k, k, 0.0f, pt, rows);
 }
 
 // sum of v[0:n] in kLanes interleaved partial sums, then the lanes in order.
@@ -102,11 +102,11 @@ Var gated_projection(const Var& x, const Var& w_gate, const Var& b_gate, const V
         }
       }
       // dx[lo:hi] [nb, K] += pt^T [nb, 2c] w^T [2c, K]
-      if (dx) gemm(true, true, nb, k, 2 * c, 1.0f, pt.data(), nb, w.data(), 2 * c, 1.0f, dx + lo * k, k);
+      if (dx) gemm_one_block(true, true, nb, k, 2 * c, 1.0f, pt.data(), nb, w.data(), 2 * c, 1.0f, dx + lo * k, k);
       if (weights) {
         float* part = partial.data() + (lo / kRowBlock) * part_size;  // [K, 2c] then [2c]
         // dw [K, 2c] = x[lo:hi]^T [K, nb] pt^T [nb, 2c]
-        gemm(true, true, k, 2 * c, nb, 1.0f, xp + lo * k, k, pt.data(), nb, 0.0f, part, 2 * c);
+        gemm_one_block(true, true, k, 2 * c, nb, 1.0f, xp + lo * k, k, pt.data(), nb, 0.0f, part, 2 * c);
         float* db = part + k * 2 * c;
         for (int64_t t = 0; t < 2 * c; ++t) db[t] = lane_sum(pt.data() + t * nb, nb);
       }

@@ -92,7 +92,8 @@ Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_head
   parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
     std::vector<float> p(static_cast<std::size_t>(in.n * hc));  // [N, H c]
     for (int64_t b = lo; b < hi; ++b) {
-      gemm(false, false, in.n, hc, k, 1.0f, xv.data() + in.offset(b), in.stride(), wv.data(), hc, 0.0f, p.data(), hc);
+      gemm_one_block(false, false, in.n, hc, k, 1.0f, xv.data() + in.offset(b), in.stride(), wv.data(), hc, 0.0f,
+                     p.data(), hc);
       if (bp)
         for (int64_t i = 0; i < in.n; ++i)
           for (int64_t e = 0; e < hc; ++e) p[i * hc + e] += bp[e];
@@ -110,10 +111,12 @@ Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_head
       std::vector<float> dp(static_cast<std::size_t>(in.n * hc));  // [N, H c]
       for (int64_t b = lo; b < hi; ++b) {
         from_heads(gy.data(), dp.data(), b, n_heads, in.n, c);
-        if (dx) gemm(false, true, in.n, k, hc, 1.0f, dp.data(), hc, wp, hc, 1.0f, dx + in.offset(b), in.stride());
+        if (dx)
+          gemm_one_block(false, true, in.n, k, hc, 1.0f, dp.data(), hc, wp, hc, 1.0f, dx + in.offset(b), in.stride());
         if (!parts.data.empty()) {
           const int64_t g = lo / kBatchGroup;
-          gemm(true, false, k, hc, in.n, 1.0f, xp + in.offset(b), in.stride(), dp.data(), hc, 1.0f, parts.weight(g), hc);
+          gemm_one_block(true, false, k, hc, in.n, 1.0f, xp + in.offset(b), in.stride(), dp.data(), hc, 1.0f,
+                         parts.weight(g), hc);
           add_column_sums(dp.data(), in.n, hc, parts.bias(g));
         }
       }
@@ -140,7 +143,7 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
     for (int64_t b = lo; b < hi; ++b) {
       from_heads(ov.data(), flat.data(), b, n_heads, n, c);
       float* yb = y.data() + outl.offset(b);
-      gemm(false, false, n, cout, hc, 1.0f, flat.data(), hc, wv.data(), cout, 0.0f, yb, outl.stride());
+      gemm_one_block(false, false, n, cout, hc, 1.0f, flat.data(), hc, wv.data(), cout, 0.0f, yb, outl.stride());
       if (bp)
         for (int64_t i = 0; i < n; ++i)
           for (int64_t e = 0; e < cout; ++e) yb[i * outl.stride() + e] += bp[e];
@@ -161,7 +164,7 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
         for (int64_t i = 0; i < n; ++i)
           for (int64_t e = 0; e < cout; ++e) dy[i * cout + e] = gb[i * outl.stride() + e];
         if (d_o) {  // d_o(b) += dy w^T, through a flat buffer
-          gemm(false, true, n, hc, cout, 1.0f, dy.data(), cout, wp, cout, 0.0f, d_flat.data(), hc);
+          gemm_one_block(false, true, n, hc, cout, 1.0f, dy.data(), cout, wp, cout, 0.0f, d_flat.data(), hc);
           for (int64_t h = 0; h < n_heads; ++h)
             for (int64_t i = 0; i < n; ++i) {
               float* dst = d_o + ((b * n_heads + h) * n + i) * c;
@@ -172,7 +175,7 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
         if (!parts.data.empty()) {
           const int64_t g = lo / kBatchGroup;
           from_heads(op, flat.data(), b, n_heads, n, c);
-          gemm(true, false, hc, cout, n, 1.0f, flat.data(), hc, dy.data(), cout, 1.0f, parts.weight(g), cout);
+          gemm_one_block(true, false, hc, cout, n, 1.0f, flat.data(), hc, dy.data(), cout, 1.0f, parts.weight(g), cout);
           add_column_sums(dy.data(), n, cout, parts.bias(g));
         }
       }

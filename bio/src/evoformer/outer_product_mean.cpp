@@ -40,8 +40,8 @@ void swap_middle_axes(const float* src, int64_t rows, int64_t cols, int64_t c, f
 void outer_chunk(const float* a, const float* b, int64_t s, int64_t n, int64_t c, int64_t i0, int64_t rows,
                  int64_t j0, int64_t cols, float* p, float* o) {
   // p [rows * C, cols * C] = a[:, i0:i0 + rows, :]^T [rows * C, S] b[:, j0:j0 + cols, :] [S, cols * C]
-  gemm(true, false, rows * c, cols * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b + j0 * c, n * c,
-       0.0f, p, cols * c);
+  gemm_one_block(true, false, rows * c, cols * c, s, 1.0f / static_cast<float>(s), a + i0 * c, n * c, b + j0 * c,
+                 n * c, 0.0f, p, cols * c);
   swap_middle_axes(p, rows, cols, c, o);
 }
 
@@ -66,7 +66,7 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
       const int64_t cols = std::min(kChunkCols, n - j0);
       outer_chunk(av.data(), bv.data(), s, n, c, lo, rows, j0, cols, p.data(), o.data());
       // y [rows * cols, c_z] = o [rows * cols, C * C] w, then out[lo + r, j0:j0 + cols] = y[r]
-      gemm(false, false, rows * cols, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, y.data(), cz);
+      gemm_one_block(false, false, rows * cols, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, y.data(), cz);
       for (int64_t r = 0; r < rows; ++r)
         std::copy_n(y.data() + r * cols * cz, cols * cz, out.data() + ((lo + r) * n + j0) * cz);
     }
@@ -93,8 +93,8 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
       const int64_t chunk_size = need_w ? kProductRows * kChunkCols : 0;  // dw's recomputed outer products only
       // [rows * C, cols * C], [rows, cols, C * C], dy's chunk [rows, cols, c_z]
       std::vector<float> p(chunk_size * cc), o(chunk_size * cc), gy_chunk(chunk_size * cz);
-      std::vector<float> d_o(n * cc);                                             // [N, C * C]
-      std::vector<float> d_p(kProductRows * c * n * c);         // rows (i, c1) of dP: [rows * C1, N * C2]
+      std::vector<float> d_o(kProductRows * n * cc);     // dO of the rows i: [rows, N, C1 * C2]
+      std::vector<float> d_p(kProductRows * c * n * c);  // rows (i, c1) of dP: [rows * C1, N * C2]
       for (int64_t r0 = lo; r0 < hi; r0 += kProductRows) {
         const int64_t rows = std::min(kProductRows, hi - r0);
         if (dw_part)  // dw += O^T dy over rows r0 .. r0 + rows, chunk by chunk of columns, O recomputed
@@ -103,24 +103,29 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
             outer_chunk(ap, bp, s, n, c, r0, rows, j0, cols, p.data(), o.data());
             for (int64_t r = 0; r < rows; ++r)
               std::copy_n(gy.data() + ((r0 + r) * n + j0) * cz, cols * cz, gy_chunk.data() + r * cols * cz);
-            gemm(true, false, cc, cz, rows * cols, 1.0f, o.data(), cc, gy_chunk.data(), cz, 1.0f, dw_part, cz);
+            gemm_one_block(true, false, cc, cz, rows * cols, 1.0f, o.data(), cc, gy_chunk.data(), cz, 1.0f, dw_part,
+                           cz);
           }
-        for (int64_t i = r0; i < r0 + rows; ++i) {
-          const float* gy_i = gy.data() + i * n * cz;  // [N, c_z]
-          if (ga || db_part) {  // dO_i [N, C1 * C2] = dy_i w^T, laid out as dP_i [C1, N * C2]
-            gemm(false, true, n, cc, cz, 1.0f, gy_i, cz, wp, cz, 0.0f, d_o.data(), cc);
-            float* __restrict d_p_i = d_p.data() + (i - r0) * c * n * c;
-            const float* __restrict d_o_i = d_o.data();
-            for (int64_t c1 = 0; c1 < c; ++c1)
-              for (int64_t j = 0; j < n; ++j)
-                for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
-          }
+        if (!ga && !db_part) continue;
+        // dO [rows * N, C1 * C2] = dy[r0:r0 + rows] w^T (one product: w packed once), then each
+        // row's dO_i laid out as dP_i [C1, N * C2]
+        gemm_one_block(false, true, rows * n, cc, cz, 1.0f, gy.data() + r0 * n * cz, cz, wp, cz, 0.0f, d_o.data(), cc);
+        for (int64_t r = 0; r < rows; ++r) {
+          float* __restrict d_p_i = d_p.data() + r * c * n * c;
+          const float* __restrict d_o_i = d_o.data() + r * n * cc;
+          for (int64_t c1 = 0; c1 < c; ++c1)
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
         }
-        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T
-        if (ga) gemm(false, true, s, rows * c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + r0 * c, n * c);
+        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T (one block each: dP
+        // packed once here and once for db)
+        if (ga)
+          gemm_one_block(false, true, s, rows * c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + r0 * c,
+                         n * c);
         // db [S, N * C2] += 1/S a[:, r0:r0 + rows, :] [S, rows * C1] dP
         if (db_part)
-          gemm(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f, db_part, n * c);
+          gemm_one_block(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f,
+                         db_part, n * c);
       }
     });
     // grad[e] += partial 0 [e] + partial 1 [e] + ..., in block order for every element

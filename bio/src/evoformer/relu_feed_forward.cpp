@@ -17,7 +17,7 @@ constexpr int64_t kRowBlock = 512;  // rows per work item and per weight-gradien
 // h [rows, H] = relu(x[lo:lo + rows] [rows, K] w1 [K, H] + b1)
 void hidden_layer(const float* x, const float* w1, const float* b1, int64_t lo, int64_t rows, int64_t k,
                   int64_t hidden, float* h) {
-  gemm(false, false, rows, hidden, k, 1.0f, x + lo * k, k, w1, hidden, 0.0f, h, hidden);
+  gemm_one_block(false, false, rows, hidden, k, 1.0f, x + lo * k, k, w1, hidden, 0.0f, h, hidden);
   for (int64_t r = 0; r < rows; ++r) {
     float* __restrict hr = h + r * hidden;
     for (int64_t t = 0; t < hidden; ++t) hr[t] = std::max(hr[t] + b1[t], 0.0f);
@@ -48,7 +48,7 @@ Var relu_feed_forward(const Var& x, const Var& w1, const Var& b1, const Var& w2,
     hidden_layer(xv.data(), w1v.data(), b1.value().data(), lo, nb, k, hidden, h.data());
     float* y = out.data() + lo * c;  // [nb, C] = b2, then += h w2
     for (int64_t r = 0; r < nb; ++r) std::copy_n(b2p, c, y + r * c);
-    gemm(false, false, nb, c, hidden, 1.0f, h.data(), hidden, w2v.data(), c, 1.0f, y, c);
+    gemm_one_block(false, false, nb, c, hidden, 1.0f, h.data(), hidden, w2v.data(), c, 1.0f, y, c);
   });
   return Var::from_op(std::move(out), {x, w1, b1, w2, b2},
                       [x, w1, b1, w2, b2, rows, k, hidden, c](const Tensor&, const Tensor& gy) {
@@ -68,16 +68,16 @@ Var relu_feed_forward(const Var& x, const Var& w1, const Var& b1, const Var& w2,
       std::vector<float> h(static_cast<std::size_t>(nb * hidden)), dh(static_cast<std::size_t>(nb * hidden));
       hidden_layer(xp, w1p, b1.value().data(), lo, nb, k, hidden, h.data());  // [nb, H]
       // dh [nb, H] = dy w2^T, zero where the ReLU was inactive
-      gemm(false, true, nb, hidden, c, 1.0f, g, c, w2p, c, 0.0f, dh.data(), hidden);
+      gemm_one_block(false, true, nb, hidden, c, 1.0f, g, c, w2p, c, 0.0f, dh.data(), hidden);
       for (int64_t e = 0; e < nb * hidden; ++e) dh[e] = h[e] > 0.0f ? dh[e] : 0.0f;
-      if (dx) gemm(false, true, nb, k, hidden, 1.0f, dh.data(), hidden, w1p, hidden, 1.0f, dx + lo * k, k);
+      if (dx) gemm_one_block(false, true, nb, k, hidden, 1.0f, dh.data(), hidden, w1p, hidden, 1.0f, dx + lo * k, k);
       if (!weights) return;
       float* dw1 = partial.data() + (lo / kRowBlock) * part_size;
       float* db1 = dw1 + dw1_size;
       float* dw2 = db1 + hidden;
       float* db2 = dw2 + dw2_size;
-      gemm(true, false, k, hidden, nb, 1.0f, xp + lo * k, k, dh.data(), hidden, 0.0f, dw1, hidden);  // x^T dh
-      gemm(true, false, hidden, c, nb, 1.0f, h.data(), hidden, g, c, 0.0f, dw2, c);                 // h^T dy
+      gemm_one_block(true, false, k, hidden, nb, 1.0f, xp + lo * k, k, dh.data(), hidden, 0.0f, dw1, hidden);  // x^T dh
+      gemm_one_block(true, false, hidden, c, nb, 1.0f, h.data(), hidden, g, c, 0.0f, dw2, c);                 // h^T dy
       std::fill_n(db1, hidden, 0.0f);
       std::fill_n(db2, c, 0.0f);
       for (int64_t r = 0; r < nb; ++r) {

@@ -222,7 +222,8 @@ void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c
 
 // Where the backward sends its gradients (null = not needed).
 struct GradTargets {
-  float* dq = nullptr;        // [B, H, nq, d], or the partial buffer of segment 0
+  float* dq = nullptr;        // key segment 0's dQ: [B, H, nq, d], dQ itself or a partial buffer
+  float* dq_later = nullptr;  // segments 1, 2, ...: their partial buffers, one after the other
   int64_t dq_segment_stride = 0;  // floats between the dq partials of two key segments
   float* dk = nullptr;        // [B, H, nk, d]
   float* dv = nullptr;        // [B, H, nk, dv]
@@ -246,7 +247,9 @@ void backward_item(const Problem& p, const GradTargets& g, int64_t b0, int64_t b
   std::vector<float> vt(dv * kKeyTile);            // [dv, kKeyTile] value tile transposed
   std::vector<float> dk_acc(kKeyTile * d);         // [kKeyTile, d]
   std::vector<float> dv_acc(kKeyTile * dv);        // [kKeyTile, dv]
-  float* dq_base = g.dq == nullptr ? nullptr : g.dq + segment * g.dq_segment_stride;
+  float* dq_base = g.dq == nullptr ? nullptr
+                   : segment == 0  ? g.dq
+                                   : g.dq_later + (segment - 1) * g.dq_segment_stride;
   for (int64_t b = b0; b < b1; ++b) {
     for (int64_t h = h0; h < h1; ++h) {
       for (int64_t u = u0; u < u1; ++u) {
@@ -441,14 +444,20 @@ void dense_attention_backward(const Saved& saved, const Var& q, const Var& k, co
   g.any_bias_grad = any_bias_grad;
   g.dk = need_k ? k.grad_mut().data() : nullptr;
   g.dv = need_v ? v.grad_mut().data() : nullptr;
-  Tensor dq_partials;  // [segments, B, H, nq, d] when segments > 1
+  // dQ partials of the key segments after the first, [segments - 1, B, H, nq, d]; segment 0
+  // adds into dQ itself unless dQ is also dK's or dV's buffer (q is k or v), then it gets a
+  // partial of its own ([segments, ...]).
+  Tensor dq_partials;
+  int64_t own_partials = 0;  // 1 when segment 0 has a partial
   if (need_q) {
-    if (segments == 1) {
-      g.dq = q.grad_mut().data();
-    } else {
-      dq_partials = Tensor({segments, B, H, nq, d});
-      g.dq = dq_partials.data();
+    float* dq = q.grad_mut().data();
+    g.dq = dq;
+    if (segments > 1) {
+      own_partials = dq == g.dk || dq == g.dv ? 1 : 0;
+      dq_partials = Tensor({segments - 1 + own_partials, B, H, nq, d});
       g.dq_segment_stride = n_rows * d;
+      g.dq = own_partials == 1 ? dq_partials.data() : dq;
+      g.dq_later = dq_partials.data() + own_partials * g.dq_segment_stride;
     }
   }
 
@@ -464,10 +473,11 @@ void dense_attention_backward(const Saved& saved, const Var& q, const Var& k, co
 
   if (need_q && segments > 1) {  // dQ += partials, summed in segment order
     float* dq = q.grad_mut().data();
+    const int64_t n_partials = segments - 1 + own_partials;
     parallel_for_blocks(n_rows * d, 1 << 14, [&](int64_t lo, int64_t hi) {
       for (int64_t e = lo; e < hi; ++e) {
         float sum = dq[e];
-        for (int64_t s = 0; s < segments; ++s) sum += dq_partials[s * n_rows * d + e];
+        for (int64_t s = 0; s < n_partials; ++s) sum += dq_partials[s * n_rows * d + e];
         dq[e] = sum;
       }
     });

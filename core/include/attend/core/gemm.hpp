@@ -19,6 +19,16 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
           const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
           int64_t ldc);
 
+/// The same product as one block on the calling thread: for callers that already share their
+/// own work items among threads (one product per item). gemm cuts a product of 128 or more
+/// rows into blocks of 64 to 512 rows and packs op(B) once per block; here op(B) is packed
+/// once (OpenBLAS, Eigen) and narrow products run their fixed row blocks in order. The result
+/// depends on the sizes alone (not on the thread count), but may differ from gemm's in the
+/// last bits.
+void gemm_one_block(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                    int64_t ldc);
+
 /// What computes gemm's products that are not narrow in this process: "Eigen", or OpenBLAS's
 /// own description (version, kernel family), for benchmark reports.
 std::string gemm_library();

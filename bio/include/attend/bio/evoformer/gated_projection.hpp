@@ -16,8 +16,8 @@ namespace attend::bio {
 /// ops::linear(x, w_value, b_value)), {2, 0, 1}), keeping only x and the weights for the
 /// backward (the projections are recomputed there, block by block).
 ///
-/// Parallel over fixed blocks of 1024 (i, j) rows: per block one [2c, rows] product (gemm),
-/// the gate, and one contiguous run per channel of the output. Backward per block: the same
+/// Parallel over fixed blocks of 1024 (i, j) rows: per block one [2c, rows] product
+/// (gemm_one_block), the gate, and one contiguous run per channel of the output. Backward per block: the same
 /// product again, then dx of the block's rows, and the block's partial weight and bias
 /// gradients, which are summed in block order after the loop. Block edges depend on the sizes
 /// only, so results are bit-identical for any thread count.
