@@ -544,6 +544,10 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--temperature-end", n->pg.temperature_end, "pgexplainer: temperature after the last epoch")
       ->check(in_range_of(pg, "temperature_end"))
       ->capture_default_str();
+  node->add_option("--sample-bias", n->pg.sample_bias,
+                   "pgexplainer: the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise")
+      ->check(in_range_of(pg, "sample_bias"))
+      ->capture_default_str();
   node->add_option("--train-on", n->pg_training_nodes,
                    "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
       ->check(one_of(pg, "training_nodes"))

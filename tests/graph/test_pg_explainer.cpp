@@ -302,7 +302,7 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
   SECTION("bad values are refused with the option's name") {
     const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();
     for (const Json& bad : {Json{{"update", "batch"}}, Json{{"training_label", "gold"}}, Json{{"scored_edges", "all"}},
-                            Json{{"gradient_clip", -1.0}}}) {
+                            Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}}) {
       CAPTURE(bad.dump());
       try {
         list.check(list.from_json(bad));

@@ -35,8 +35,9 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
                OptionRange::positive())
           .add("temperature_end", &O::temperature_end, "binary concrete temperature after the last epoch",
                OptionRange::positive())
-          .add("sample_bias", &O::sample_bias, "the concrete's uniforms are drawn from [b, 1 - b)",
-               OptionRange{0.0, 0.5, false, true})
+          .add("sample_bias", &O::sample_bias,
+               "the concrete's uniforms are drawn from [b, 1 - b); 0.5: no noise (the authors' BA-Community notebook)",
+               OptionRange{0.0, 0.5, false, false})
           .choice("training_nodes", &O::training_nodes,
                   {{"train", PgTrainingNodes::kTrainSplit}, {"explained", PgTrainingNodes::kExplained}},
                   "the nodes the MLP is trained on: the training split or the explained nodes")

@@ -87,7 +87,7 @@ struct PgExplainerOptions {
   double edge_entropy = 1.0;       ///< times the mean entropy of the explained edges' sampled mask
   double temperature_start = 5.0;  ///< t0 of the binary concrete's temperature schedule
   double temperature_end = 2.0;    ///< t1, reached after the last epoch
-  double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample
+  double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample; 0.5: u = 1/2, no noise
   double eps = 1e-15;              ///< inside the entropy's logarithms
   PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
   PgTrainingLabel training_label = PgTrainingLabel::kPredicted;
