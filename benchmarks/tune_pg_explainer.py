@@ -57,7 +57,7 @@ def main():
     parser.add_argument("--work", required=True, help="explain_auc.py's --work folder")
     parser.add_argument("--tune-seed", type=int, default=0)
     parser.add_argument("--benchmarks", default=",".join(PG_AUTHORS))
-    parser.add_argument("--settings", default=";".join(SETTINGS), help="the settings screened, ';'-separated")
+    parser.add_argument("--settings", default="|".join(SETTINGS), help="the settings screened, '|'-separated")
     parser.add_argument("--json")
     args = parser.parse_args()
     results = []
@@ -65,7 +65,7 @@ def main():
         data = os.path.join(args.work, "%s-%d" % (bench, args.tune_seed))
         nodes = validation_motif_nodes(data)
         screen = []
-        for label in args.settings.split(";"):
+        for label in args.settings.split("|"):
             with tempfile.TemporaryDirectory() as tmp:
                 screen.append({"setting": label, **score(args, bench, data, nodes, label, tmp)})
             print("%-13s val (%d motif nodes) %-52s AUC khop %.3f, explained-edges %.3f" % (
