@@ -80,7 +80,7 @@ VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--t
             "pgexplainer (authors' code; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
                  ["--train-on", "explained"]),
-            "pgexplainer (authors' code, true labels; explained nodes)":
+            "pgexplainer (authors' code; true labels; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
                  ["--train-on", "explained", "--train-label", "true"])}
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
