@@ -567,8 +567,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->check(in_range_of(pg, "gradient_clip"))
       ->capture_default_str();
   node->add_option("--scored-edges", n->pg_scored_edges,
-                   "pgexplainer: score the computation graph's explained edges (explained) or every edge of its "
-                   "subgraph, both directions (subgraph, the authors' code)")
+                   "pgexplainer: score the computation graph's explained edges (explained), every edge of its "
+                   "subgraph, both directions (subgraph), or also the edges joining two nodes L hops away: every "
+                   "edge of the L-hop induced subgraph (khop, the authors' code)")
       ->check(one_of(pg, "scored_edges"))
       ->capture_default_str();
   node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));

@@ -80,6 +80,11 @@ VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--t
             "pgexplainer (authors' code; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
                  ["--train-on", "explained"]),
+            "pgexplainer (authors' coefficients; khop; explained nodes)":
+                ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--scored-edges", "khop", "--train-on", "explained"]),
+            "pgexplainer (authors' code; khop; explained nodes)":
+                ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
+                 ["--scored-edges", "khop", "--train-on", "explained"]),
             "pgexplainer (authors' code; true labels; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
                  ["--train-on", "explained", "--train-label", "true"])}

@@ -23,7 +23,9 @@ SETTINGS = ["pgexplainer", "pgexplainer (explained nodes)", "pgexplainer (author
             "pgexplainer (authors' coefficients; explained nodes)", "pgexplainer (subgraph)",
             "pgexplainer (authors' coefficients; subgraph)",
             "pgexplainer (authors' coefficients; subgraph; explained nodes)",
-            "pgexplainer (authors' code; explained nodes)", "pgexplainer (authors' code; true labels; explained nodes)"]
+            "pgexplainer (authors' code; explained nodes)", "pgexplainer (authors' code; true labels; explained nodes)",
+            "pgexplainer (authors' coefficients; khop; explained nodes)",
+            "pgexplainer (authors' code; khop; explained nodes)"]
 
 
 def validation_motif_nodes(folder):

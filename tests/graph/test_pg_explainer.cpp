@@ -12,6 +12,8 @@
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/explanation_file.hpp"
+#include "attend/graph/explain/faithfulness.hpp"
 #include "attend/graph/explain/node_explanation.hpp"
 #include "attend/graph/explain/pg_explainer.hpp"
 #include "attend/graph/explain/target_forward.hpp"
@@ -282,22 +284,59 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     }
     CHECK(more);  // the graph has edges out to the nodes L hops away
   }
+  SECTION("khop: also the edges joining two nodes L hops away, which faithfulness leaves as they are") {
+    PgExplainerOptions khop = base;
+    khop.scored_edges = PgScoredEdges::kKhop;
+    PgExplainer explainer(model, data, khop);
+    explainer.train(training);
+    ExplainOptions explain;
+    explain.method = ExplainMethod::kPgExplainer;
+    explain.pg_explainer = &explainer;
+    ExplanationSet set;
+    set.method = "pgexplainer";
+    std::size_t outer_count = 0;
+    for (int64_t v : explained) {
+      const ComputationGraph cg = computation_graph(data, v, model.message_passing_hops());
+      const auto [outer, outer_score] = explainer.outer_edge_scores(cg);
+      outer_count += outer.size();
+      REQUIRE(outer_score.size() == outer.size());
+      const GraphView& plain = data.graph.plain();
+      for (int64_t e : outer) {
+        CAPTURE(e);
+        CHECK(std::find(cg.plain_edge.begin(), cg.plain_edge.end(), e) == cg.plain_edge.end());
+        for (int64_t end : {plain.src[e], plain.dst[e]}) {
+          const auto at = std::lower_bound(cg.nodes.begin(), cg.nodes.end(), end);
+          REQUIRE(at != cg.nodes.end());
+          REQUIRE(*at == end);
+          CHECK(cg.distance[at - cg.nodes.begin()] == cg.hops);
+        }
+      }
+      NodeExplanation x = explain_node(model, data, v, explain);
+      CHECK(x.edge_id.size() == explainer.scored_edges(cg).size() + outer.size());
+      CHECK(std::is_sorted(x.edge_id.begin(), x.edge_id.end()));
+      set.explanations.push_back(std::move(x));
+    }
+    CHECK(outer_count > 0);
+    CHECK_NOTHROW(evaluate_faithfulness(model, data, set, 3));
+  }
   SECTION("1 and 2 threads give the same bits with every choice on") {
     PgExplainerOptions all = base;
     all.update = PgUpdate::kPerEpoch;
     all.gradient_clip = 2.0;
     all.training_label = PgTrainingLabel::kTrue;
-    all.scored_edges = PgScoredEdges::kSubgraph;
-    std::vector<Tensor> one, two;
-    {
-      ScopedThreads scoped(1);
-      one = pg_scores(model, data, all, training, explained);
+    for (PgScoredEdges edges : {PgScoredEdges::kSubgraph, PgScoredEdges::kKhop}) {
+      all.scored_edges = edges;
+      std::vector<Tensor> one, two;
+      {
+        ScopedThreads scoped(1);
+        one = pg_scores(model, data, all, training, explained);
+      }
+      {
+        ScopedThreads scoped(2);
+        two = pg_scores(model, data, all, training, explained);
+      }
+      CHECK(same_scores(one, two));
     }
-    {
-      ScopedThreads scoped(2);
-      two = pg_scores(model, data, all, training, explained);
-    }
-    CHECK(same_scores(one, two));
   }
   SECTION("bad values are refused with the option's name") {
     const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();

@@ -148,7 +148,29 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     for (int64_t e : scored) scores.push_back(by_local_edge[e]);
     return in_order(scores);
   };
-  if (m == ExplainMethod::kPgExplainer) out.edge_score = explained_only(options.pg_explainer->edge_scores(cg));
+  if (m == ExplainMethod::kPgExplainer) {
+    out.edge_score = explained_only(options.pg_explainer->edge_scores(cg));
+    // scored_edges "khop": the edges outside the computation graph too, all in edge id order.
+    const auto [outer, outer_score] = options.pg_explainer->outer_edge_scores(cg);
+    std::vector<std::tuple<int64_t, int64_t, int64_t, float>> rows;  // edge id, source, target, score
+    for (std::size_t k = 0; k < out.edge_id.size(); ++k) {
+      rows.emplace_back(out.edge_id[k], out.edge_src[k], out.edge_dst[k], out.edge_score[k]);
+    }
+    for (std::size_t k = 0; k < outer.size(); ++k) {
+      rows.emplace_back(outer[k], data.graph.plain().src[outer[k]], data.graph.plain().dst[outer[k]], outer_score[k]);
+    }
+    std::sort(rows.begin(), rows.end());
+    out.edge_id.clear();
+    out.edge_src.clear();
+    out.edge_dst.clear();
+    out.edge_score.clear();
+    for (const auto& [id, src, dst, score] : rows) {
+      out.edge_id.push_back(id);
+      out.edge_src.push_back(src);
+      out.edge_dst.push_back(dst);
+      out.edge_score.push_back(score);
+    }
+  }
   if (m == ExplainMethod::kIntegratedGradients) {
     const IntegratedGradients ig = integrated_gradients_edges(passes, out.explained_class, path);
     out.edge_score = explained_only(ig.attribution);

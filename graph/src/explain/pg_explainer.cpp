@@ -49,8 +49,11 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
           .add("gradient_clip", &O::gradient_clip, "clamp each gradient entry to [-g, g] before a step; 0: none",
                OptionRange::at_least(0.0))
           .choice("scored_edges", &O::scored_edges,
-                  {{"explained", PgScoredEdges::kExplained}, {"subgraph", PgScoredEdges::kSubgraph}},
-                  "the computation graph's explained edges, or every edge of its subgraph (the authors')")
+                  {{"explained", PgScoredEdges::kExplained},
+                   {"subgraph", PgScoredEdges::kSubgraph},
+                   {"khop", PgScoredEdges::kKhop}},
+                  "the computation graph's explained edges, every edge of its subgraph, or every edge of the "
+                  "k-hop induced subgraph (the authors')")
           .add("seed", &O::seed, "MLP initialisation, node order and concrete noise");
   return list;
 }
@@ -131,6 +134,11 @@ PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& da
                  {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
                  {"b2", Var(Tensor({1}), true)}};
   arena_ = ParameterArena(parameters_);
+  if (options_.scored_edges == PgScoredEdges::kKhop) {
+    const GraphView& plain = data.graph.plain();
+    in_edges_.resize(static_cast<std::size_t>(data.dataset.num_nodes));
+    for (int64_t e = 0; e < plain.num_edges(); ++e) in_edges_[plain.dst[e]].push_back(e);
+  }
 }
 
 std::vector<int64_t> PgExplainer::scored_edges(const ComputationGraph& cg) const {
@@ -144,20 +152,61 @@ std::vector<int64_t> PgExplainer::scored_edges(const ComputationGraph& cg) const
 }
 
 Var PgExplainer::edge_logits(const ComputationGraph& cg, const std::vector<int64_t>& edges) const {
-  const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(edges.size());
   const GraphView& plain = cg.data.graph.plain();
+  std::vector<int64_t> src, dst;  // dataset node ids
+  for (int64_t e : edges) {
+    src.push_back(cg.nodes[plain.src[e]]);
+    dst.push_back(cg.nodes[plain.dst[e]]);
+  }
+  return pair_logits(src, dst, cg.nodes[cg.target]);
+}
+
+Var PgExplainer::pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const {
+  const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(src.size());
   Tensor x({k, 3 * d});  // [K, 3D]: [z_src, z_dst, z_target] per edge
   const float* z = embeddings_.data();
-  const int64_t target = cg.nodes[cg.target];
   for (int64_t r = 0; r < k; ++r) {
-    const int64_t e = edges[r];
     float* row = x.data() + r * 3 * d;
-    std::copy(z + cg.nodes[plain.src[e]] * d, z + (cg.nodes[plain.src[e]] + 1) * d, row);
-    std::copy(z + cg.nodes[plain.dst[e]] * d, z + (cg.nodes[plain.dst[e]] + 1) * d, row + d);
+    std::copy(z + src[r] * d, z + (src[r] + 1) * d, row);
+    std::copy(z + dst[r] * d, z + (dst[r] + 1) * d, row + d);
     std::copy(z + target * d, z + (target + 1) * d, row + 2 * d);
   }
   return edge_mask_mlp(Var(x), parameters_[0].second, parameters_[1].second, parameters_[2].second,
                        parameters_[3].second);
+}
+
+namespace {
+
+/// -log(1 - sigmoid(l)) = softplus(l), in double.
+float softplus(double l) { return static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l))); }
+
+}  // namespace
+
+std::pair<std::vector<int64_t>, std::vector<float>> PgExplainer::outer_edge_scores(const ComputationGraph& cg) const {
+  std::pair<std::vector<int64_t>, std::vector<float>> out;
+  if (options_.scored_edges != PgScoredEdges::kKhop) return out;
+  NoGradGuard no_grad;
+  auto outer = [&](int64_t node) {  // whether a dataset node lies cg.hops away
+    const auto it = std::lower_bound(cg.nodes.begin(), cg.nodes.end(), node);
+    return it != cg.nodes.end() && *it == node && cg.distance[it - cg.nodes.begin()] == cg.hops;
+  };
+  const GraphView& plain = data_.graph.plain();
+  std::vector<int64_t>& edges = out.first;
+  for (std::size_t u = 0; u < cg.nodes.size(); ++u) {
+    if (cg.distance[u] != cg.hops) continue;
+    for (int64_t e : in_edges_[cg.nodes[u]]) {
+      if (plain.src[e] != plain.dst[e] && outer(plain.src[e])) edges.push_back(e);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  std::vector<int64_t> src, dst;
+  for (int64_t e : edges) {
+    src.push_back(plain.src[e]);
+    dst.push_back(plain.dst[e]);
+  }
+  const Tensor logits = pair_logits(src, dst, cg.nodes[cg.target]).value();  // [K]
+  for (std::size_t r = 0; r < edges.size(); ++r) out.second.push_back(softplus(logits[r]));
+  return out;
 }
 
 Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
@@ -165,10 +214,7 @@ Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
   const std::vector<int64_t> edges = scored_edges(cg);
   const Tensor logits = edge_logits(cg, edges).value();  // [K]
   Tensor scores({cg.data.graph.plain().num_edges()});    // [E_sub]
-  for (std::size_t r = 0; r < edges.size(); ++r) {  // softplus, = -log(1 - sigmoid(logit))
-    const double l = logits[r];
-    scores[edges[r]] = static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l)));
-  }
+  for (std::size_t r = 0; r < edges.size(); ++r) scores[edges[r]] = softplus(logits[r]);
   return scores;
 }
 

@@ -42,7 +42,10 @@
 ///               carry nothing to the target (their mask gets the penalty's gradient only). The
 ///               authors' MLP scores every edge of the L-hop induced subgraph this way (it is
 ///               defined for any edge); the edges joining two nodes L hops away, which the
-///               computation graph does not hold, are still not scored.
+///               computation graph does not hold, are not scored. "khop": those too, from the
+///               full graph: every edge of the L-hop induced subgraph, as the authors' code and
+///               the khop-undirected protocol (motif_edge_auc.hpp) count them. They are not
+///               trained on (no mask of theirs enters the loss).
 ///
 /// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
 /// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
@@ -77,7 +80,7 @@ enum class PgTrainingLabel { kPredicted, kTrue };
 /// When Adam steps (see above).
 enum class PgUpdate { kPerNode, kPerEpoch };
 /// Which edges the MLP scores (see above).
-enum class PgScoredEdges { kExplained, kSubgraph };
+enum class PgScoredEdges { kExplained, kSubgraph, kKhop };
 
 struct PgExplainerOptions {
   int epochs = 30;
@@ -99,7 +102,7 @@ struct PgExplainerOptions {
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
   /// temperature_end, sample_bias, training_nodes "train" | "explained", training_label
   /// "predicted" | "true", update "node" | "epoch", gradient_clip, scored_edges "explained" |
-  /// "subgraph", seed) and ranges.
+  /// "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
 };
 
@@ -141,12 +144,17 @@ class PgExplainer {
   /// The edge scores of `cg`: softplus(logit) at each scored local plain edge, 0 elsewhere
   /// [E_sub] (no gradient).
   Tensor edge_scores(const ComputationGraph& cg) const;
+  /// scored_edges "khop": the full graph's plain edges joining two nodes cg.hops away from the
+  /// target (outside the computation graph), ascending, and their scores; empty otherwise.
+  std::pair<std::vector<int64_t>, std::vector<float>> outer_edge_scores(const ComputationGraph& cg) const;
 
   const PgExplainerOptions& options() const { return options_; }
   /// The mean loss of the last epoch trained (NaN before training).
   double last_loss() const { return last_loss_; }
 
  private:
+  /// The MLP's logits of the edges src[k] -> dst[k] (dataset node ids) for `target` [K].
+  Var pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const;
   /// One Adam step on the arena's gradients, clamped to [-gradient_clip, gradient_clip].
   void step(Adam& adam);
 
@@ -154,6 +162,7 @@ class PgExplainer {
   const PreparedNodeData& data_;
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
+  std::vector<std::vector<int64_t>> in_edges_;  ///< scored_edges "khop": each node's plain in-edges (full graph)
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
   ParameterArena arena_;
   double last_loss_;
