@@ -55,7 +55,8 @@ struct NodeArgs {
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   graph::PgExplainerOptions pg;  ///< pgexplainer (its seed is --seed)
-  std::string pg_training_nodes = "train";
+  std::string pg_training_nodes = "train", pg_training_label = "predicted", pg_update = "node",
+              pg_scored_edges = "explained";
   bool quiet = false;
   bool pictures = true;
 };
@@ -154,10 +155,18 @@ int run_node(const NodeArgs& a, Context& ctx) {
   // pgexplainer: the MLP trained once, before any node is explained.
   std::unique_ptr<graph::PgExplainer> pg;
   if (options.method == graph::ExplainMethod::kPgExplainer) {
+    // The named choices through the option list (their validators accepted the names).
+    const graph::PgExplainerOptions named = graph::PgExplainerOptions::option_list().from_json(
+        {{"training_nodes", a.pg_training_nodes},
+         {"training_label", a.pg_training_label},
+         {"update", a.pg_update},
+         {"scored_edges", a.pg_scored_edges}});
     graph::PgExplainerOptions pg_options = a.pg;
     pg_options.seed = a.seed;
-    pg_options.training_nodes =
-        a.pg_training_nodes == "train" ? graph::PgTrainingNodes::kTrainSplit : graph::PgTrainingNodes::kExplained;
+    pg_options.training_nodes = named.training_nodes;
+    pg_options.training_label = named.training_label;
+    pg_options.update = named.update;
+    pg_options.scored_edges = named.scored_edges;
     m.trained.loaded.model->eval();
     pg = std::make_unique<graph::PgExplainer>(*m.trained.loaded.model, m.trained.data, pg_options);
     ProgressOptions progress;
@@ -535,9 +544,33 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--temperature-end", n->pg.temperature_end, "pgexplainer: temperature after the last epoch")
       ->check(in_range_of(pg, "temperature_end"))
       ->capture_default_str();
+  node->add_option("--sample-bias", n->pg.sample_bias,
+                   "pgexplainer: the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise")
+      ->check(in_range_of(pg, "sample_bias"))
+      ->capture_default_str();
   node->add_option("--train-on", n->pg_training_nodes,
                    "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
       ->check(one_of(pg, "training_nodes"))
+      ->capture_default_str();
+  node->add_option("--train-label", n->pg_training_label,
+                   "pgexplainer: the class the training loss explains: the model's prediction (predicted) or the "
+                   "node's label (true, the authors' code)")
+      ->check(one_of(pg, "training_label"))
+      ->capture_default_str();
+  node->add_option("--update", n->pg_update,
+                   "pgexplainer: one Adam step per training node (node) or one per epoch on the summed loss (epoch, "
+                   "the authors' code)")
+      ->check(one_of(pg, "update"))
+      ->capture_default_str();
+  node->add_option("--gradient-clip", n->pg.gradient_clip,
+                   "pgexplainer: clamp each gradient entry to [-G, G] before a step (the authors' code: 2); 0: none")
+      ->check(in_range_of(pg, "gradient_clip"))
+      ->capture_default_str();
+  node->add_option("--scored-edges", n->pg_scored_edges,
+                   "pgexplainer: score the computation graph's explained edges (explained), every edge of its "
+                   "subgraph, both directions (subgraph), or also the edges joining two nodes L hops away: every "
+                   "edge of the L-hop induced subgraph (khop, the authors' code)")
+      ->check(one_of(pg, "scored_edges"))
       ->capture_default_str();
   node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   node->add_option("--top-k", n->top_k, "Print each node's K highest-scored edges")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();

@@ -2,7 +2,8 @@
 """PGExplainer's setting chosen on validation nodes (issue #14): on the graph and trained GCN
 checkpoint that benchmarks/explain_auc.py left in --work (BENCH-SEED/gcn.h5, SEED = --tune-seed),
 each setting (explain_auc.py's pgexplainer rows: PyTorch Geometric's coefficients or the
-authors' notebooks', the MLP trained on the training split or on the explained nodes) explains
+authors' notebooks', the MLP trained on the training split or on the explained nodes, scoring
+the explained edges or the whole subgraph, PyG's training or the authors' recipe) explains
 the motif nodes of the validation split with `attend explain node`, and `attend explain eval`
 scores them under both AUC protocols. The setting with the best khop-undirected AUC (the
 papers' protocol; ties: the earlier, PyG's defaults on the training split first) is the one
@@ -19,7 +20,12 @@ import tempfile
 from explain_auc import PG_AUTHORS, TOP_K, VARIANTS, read_motifs
 
 SETTINGS = ["pgexplainer", "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
-            "pgexplainer (authors' coefficients; explained nodes)"]
+            "pgexplainer (authors' coefficients; explained nodes)", "pgexplainer (subgraph)",
+            "pgexplainer (authors' coefficients; subgraph)",
+            "pgexplainer (authors' coefficients; subgraph; explained nodes)",
+            "pgexplainer (authors' code; explained nodes)", "pgexplainer (authors' code; true labels; explained nodes)",
+            "pgexplainer (authors' coefficients; khop; explained nodes)",
+            "pgexplainer (authors' code; khop; explained nodes)"]
 
 
 def validation_motif_nodes(folder):
@@ -53,6 +59,7 @@ def main():
     parser.add_argument("--work", required=True, help="explain_auc.py's --work folder")
     parser.add_argument("--tune-seed", type=int, default=0)
     parser.add_argument("--benchmarks", default=",".join(PG_AUTHORS))
+    parser.add_argument("--settings", default="|".join(SETTINGS), help="the settings screened, '|'-separated")
     parser.add_argument("--json")
     args = parser.parse_args()
     results = []
@@ -60,7 +67,7 @@ def main():
         data = os.path.join(args.work, "%s-%d" % (bench, args.tune_seed))
         nodes = validation_motif_nodes(data)
         screen = []
-        for label in SETTINGS:
+        for label in args.settings.split("|"):
             with tempfile.TemporaryDirectory() as tmp:
                 screen.append({"setting": label, **score(args, bench, data, nodes, label, tmp)})
             print("%-13s val (%d motif nodes) %-52s AUC khop %.3f, explained-edges %.3f" % (

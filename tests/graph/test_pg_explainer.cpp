@@ -12,6 +12,8 @@
 #include "attend/core/ops/softmax.hpp"
 #include "attend/graph/explain/computation_graph.hpp"
 #include "attend/graph/explain/explained_quantity.hpp"
+#include "attend/graph/explain/explanation_file.hpp"
+#include "attend/graph/explain/faithfulness.hpp"
 #include "attend/graph/explain/node_explanation.hpp"
 #include "attend/graph/explain/pg_explainer.hpp"
 #include "attend/graph/explain/target_forward.hpp"
@@ -198,4 +200,158 @@ TEST_CASE("PGExplainer is deterministic for a seed and equal on 1 and 2 threads"
   options.training_nodes = PgTrainingNodes::kTrainSplit;
   data.dataset.train.clear();
   CHECK_THROWS_AS(pg_training_nodes(data, explained, options), InputError);
+}
+
+namespace {
+
+/// Every edge score of a PGExplainer trained with `options` on `training`, for each node of `explained`.
+std::vector<Tensor> pg_scores(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options,
+                              const std::vector<int64_t>& training, const std::vector<int64_t>& explained) {
+  PgExplainer explainer(model, data, options);
+  explainer.train(training);
+  std::vector<Tensor> scores;
+  for (int64_t v : explained) scores.push_back(explainer.edge_scores(computation_graph(data, v, model.message_passing_hops())));
+  return scores;
+}
+
+bool same_scores(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  for (std::size_t t = 0; t < a.size(); ++t) {
+    if (a[t].numel() != b[t].numel() || !std::equal(a[t].data(), a[t].data() + a[t].numel(), b[t].data())) return false;
+  }
+  return a.size() == b.size();
+}
+
+}  // namespace
+
+TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true labels, subgraph edges", "[explain]") {
+  const auto registry = graph_registry();
+  PreparedNodeData data = prepare_node_data(featured_dataset(200, 600, 8, 3, false, 52), false);
+  NodeClassifier model(two_layer_model("gcn", data), *registry);
+  model.eval();
+  PgExplainerOptions base;
+  base.epochs = 3;
+  base.lr = 0.01;
+  base.seed = 4;
+  const std::vector<int64_t> training{3, 50, 77, 120, 199}, explained{50, 120, 199};
+
+  SECTION("one step per epoch: the same as per node for one training node, not for several") {
+    PgExplainerOptions epoch = base;
+    epoch.update = PgUpdate::kPerEpoch;
+    CHECK(same_scores(pg_scores(model, data, base, {50}, explained), pg_scores(model, data, epoch, {50}, explained)));
+    CHECK_FALSE(same_scores(pg_scores(model, data, base, training, explained),
+                            pg_scores(model, data, epoch, training, explained)));
+  }
+  SECTION("gradient clipping: none at a bound no entry reaches, a change at a small one") {
+    PgExplainerOptions loose = base, tight = base;
+    loose.gradient_clip = 1e30;
+    tight.gradient_clip = 1e-4;
+    const auto plain = pg_scores(model, data, base, training, explained);
+    CHECK(same_scores(plain, pg_scores(model, data, loose, training, explained)));
+    CHECK_FALSE(same_scores(plain, pg_scores(model, data, tight, training, explained)));
+  }
+  SECTION("true labels: the same as the prediction where they agree, not where they differ") {
+    PgExplainerOptions truth = base;
+    truth.training_label = PgTrainingLabel::kTrue;
+    for (int64_t v : training) data.dataset.labels[v] = predicted_class(model, data, v);
+    CHECK(same_scores(pg_scores(model, data, base, training, explained), pg_scores(model, data, truth, training, explained)));
+    for (int64_t v : training) data.dataset.labels[v] = (data.dataset.labels[v] + 1) % data.dataset.num_classes;
+    CHECK_FALSE(same_scores(pg_scores(model, data, base, training, explained),
+                            pg_scores(model, data, truth, training, explained)));
+  }
+  SECTION("subgraph: every edge of the computation graph's subgraph but self-loops, in the explanation too") {
+    PgExplainerOptions sub = base;
+    sub.scored_edges = PgScoredEdges::kSubgraph;
+    PgExplainer explainer(model, data, sub);
+    explainer.train(training);
+    ExplainOptions explain;
+    explain.method = ExplainMethod::kPgExplainer;
+    explain.pg_explainer = &explainer;
+    bool more = false;
+    for (int64_t v : explained) {
+      const ComputationGraph cg = computation_graph(data, v, model.message_passing_hops());
+      const std::vector<int64_t> scored = explainer.scored_edges(cg);
+      const GraphView& plain = cg.data.graph.plain();
+      int64_t loops = 0;
+      for (int64_t e = 0; e < plain.num_edges(); ++e) loops += plain.src[e] == plain.dst[e];
+      CHECK(static_cast<int64_t>(scored.size()) == plain.num_edges() - loops);
+      CHECK(std::includes(scored.begin(), scored.end(), cg.explained.begin(), cg.explained.end()));
+      more = more || scored.size() > cg.explained.size();
+      const NodeExplanation x = explain_node(model, data, v, explain);
+      CHECK(x.edge_id.size() == scored.size());
+      CHECK(std::is_sorted(x.edge_id.begin(), x.edge_id.end()));
+      const Tensor scores = explainer.edge_scores(cg);
+      for (int64_t e : scored) CHECK(scores[e] > 0.0f);  // softplus of any logit
+    }
+    CHECK(more);  // the graph has edges out to the nodes L hops away
+  }
+  SECTION("khop: also the edges joining two nodes L hops away, which faithfulness leaves as they are") {
+    PgExplainerOptions khop = base;
+    khop.scored_edges = PgScoredEdges::kKhop;
+    PgExplainer explainer(model, data, khop);
+    explainer.train(training);
+    ExplainOptions explain;
+    explain.method = ExplainMethod::kPgExplainer;
+    explain.pg_explainer = &explainer;
+    ExplanationSet set;
+    set.method = "pgexplainer";
+    std::size_t outer_count = 0;
+    for (int64_t v : explained) {
+      const ComputationGraph cg = computation_graph(data, v, model.message_passing_hops());
+      const auto [outer, outer_score] = explainer.outer_edge_scores(cg);
+      outer_count += outer.size();
+      REQUIRE(outer_score.size() == outer.size());
+      const GraphView& plain = data.graph.plain();
+      for (int64_t e : outer) {
+        CAPTURE(e);
+        CHECK(std::find(cg.plain_edge.begin(), cg.plain_edge.end(), e) == cg.plain_edge.end());
+        for (int64_t end : {plain.src[e], plain.dst[e]}) {
+          const auto at = std::lower_bound(cg.nodes.begin(), cg.nodes.end(), end);
+          REQUIRE(at != cg.nodes.end());
+          REQUIRE(*at == end);
+          CHECK(cg.distance[at - cg.nodes.begin()] == cg.hops);
+        }
+      }
+      NodeExplanation x = explain_node(model, data, v, explain);
+      CHECK(x.edge_id.size() == explainer.scored_edges(cg).size() + outer.size());
+      CHECK(std::is_sorted(x.edge_id.begin(), x.edge_id.end()));
+      set.explanations.push_back(std::move(x));
+    }
+    CHECK(outer_count > 0);
+    CHECK_NOTHROW(evaluate_faithfulness(model, data, set, 3));
+  }
+  SECTION("1 and 2 threads give the same bits with every choice on") {
+    PgExplainerOptions all = base;
+    all.update = PgUpdate::kPerEpoch;
+    all.gradient_clip = 2.0;
+    all.training_label = PgTrainingLabel::kTrue;
+    for (PgScoredEdges edges : {PgScoredEdges::kSubgraph, PgScoredEdges::kKhop}) {
+      all.scored_edges = edges;
+      std::vector<Tensor> one, two;
+      {
+        ScopedThreads scoped(1);
+        one = pg_scores(model, data, all, training, explained);
+      }
+      {
+        ScopedThreads scoped(2);
+        two = pg_scores(model, data, all, training, explained);
+      }
+      CHECK(same_scores(one, two));
+    }
+  }
+  SECTION("bad values are refused with the option's name") {
+    const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();
+    for (const Json& bad : {Json{{"update", "batch"}}, Json{{"training_label", "gold"}}, Json{{"scored_edges", "all"}},
+                            Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}}) {
+      CAPTURE(bad.dump());
+      try {
+        list.check(list.from_json(bad));
+        FAIL("accepted");
+      } catch (const InputError& e) {
+        CHECK(std::string(e.what()).find(bad.begin().key()) != std::string::npos);
+      }
+    }
+    PgExplainerOptions negative = base;
+    negative.gradient_clip = -0.5;
+    CHECK_THROWS_AS(PgExplainer(model, data, negative), InputError);
+  }
 }

@@ -15,8 +15,8 @@ namespace {
 enum class Kind { kEdges, kFeatures };
 
 // Class probabilities [C] of the target of `cg` with a hard mask: `keep` over the scored
-// items (the explanation's edges, in its order, or the feature columns); every other edge of
-// the computation graph keeps its message.
+// items (the explanation's edges, in its order, or the feature columns; local_edge -1: an edge
+// outside the computation graph); every other edge of the computation graph keeps its message.
 std::vector<double> masked_probabilities(const NodeClassifier& model, const ComputationGraph& cg, Kind kind,
                                          const std::vector<int64_t>& local_edge, const std::vector<char>& keep) {
   NoGradGuard no_grad;
@@ -28,7 +28,9 @@ std::vector<double> masked_probabilities(const NodeClassifier& model, const Comp
     p = ops::softmax(model.forward(NodeFeatures(Var(x)), cg.data.graph, 0)).value();
   } else {
     Tensor mask({cg.data.graph.plain().num_edges()}, 1.0f);  // [E_sub]
-    for (std::size_t k = 0; k < keep.size(); ++k) mask[local_edge[k]] = keep[k] ? 1.0f : 0.0f;
+    for (std::size_t k = 0; k < keep.size(); ++k) {
+      if (local_edge[k] >= 0) mask[local_edge[k]] = keep[k] ? 1.0f : 0.0f;
+    }
     p = ops::softmax(model.forward(cg.data.features, cg.data.graph.with_edge_mask(Var(mask)), 0)).value();
   }
   const int64_t c = p.dim(1);
@@ -62,9 +64,10 @@ FaithfulnessResult evaluate_kind(NodeClassifier& model, const PreparedNodeData& 
       std::map<int64_t, int64_t> local;
       for (int64_t e = 0; e < static_cast<int64_t>(cg.plain_edge.size()); ++e) local[cg.plain_edge[e]] = e;
       for (int64_t id : x.edge_id) {
+        // -1: an edge outside the computation graph (pgexplainer's khop edges join two nodes L
+        // hops away), which carries nothing to the target, so masking it changes nothing.
         const auto found = local.find(id);
-        ATTEND_CHECK(found != local.end(), "edge " << id << " is not in the computation graph of node " << x.node);
-        local_edge.push_back(found->second);
+        local_edge.push_back(found != local.end() ? found->second : -1);
       }
     }
     auto probabilities = [&](const std::vector<char>& keep) { return masked_probabilities(model, cg, kind, local_edge, keep); };

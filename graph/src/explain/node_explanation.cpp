@@ -105,13 +105,20 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
                      std::to_string(data.dataset.num_classes) + " classes");
   }
   out.value = input_log_probability(passes, out.explained_class);
-  // Explained edges in full-graph edge id order.
-  std::vector<std::size_t> order(cg.explained.size());
+  const ExplainMethod m = options.method;
+  if (m == ExplainMethod::kPgExplainer) {
+    ATTEND_CHECK(options.pg_explainer != nullptr, "the pgexplainer method needs a trained PgExplainer");
+  }
+  // The local plain edges explained: the computation graph's, or those PGExplainer scores.
+  const std::vector<int64_t> scored =
+      m == ExplainMethod::kPgExplainer ? options.pg_explainer->scored_edges(cg) : cg.explained;
+  // In full-graph edge id order.
+  std::vector<std::size_t> order(scored.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return cg.plain_edge[cg.explained[a]] < cg.plain_edge[cg.explained[b]]; });
+            [&](std::size_t a, std::size_t b) { return cg.plain_edge[scored[a]] < cg.plain_edge[scored[b]]; });
   for (std::size_t k : order) {
-    const int64_t id = cg.plain_edge[cg.explained[k]];
+    const int64_t id = cg.plain_edge[scored[k]];
     out.edge_id.push_back(id);
     out.edge_src.push_back(data.graph.plain().src[id]);
     out.edge_dst.push_back(data.graph.plain().dst[id]);
@@ -122,7 +129,6 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     return sorted;
   };
 
-  const ExplainMethod m = options.method;
   const PathSteps path{options.rule, options.steps, options.max_gap, options.max_steps};
   if (m == ExplainMethod::kAttention) {
     std::vector<Tensor> per_layer;
@@ -139,12 +145,31 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   if (m == ExplainMethod::kDegree) out.edge_score = in_order(degree_edge_scores(cg));
   auto explained_only = [&](const Tensor& by_local_edge) {
     std::vector<float> scores;
-    for (int64_t e : cg.explained) scores.push_back(by_local_edge[e]);
+    for (int64_t e : scored) scores.push_back(by_local_edge[e]);
     return in_order(scores);
   };
   if (m == ExplainMethod::kPgExplainer) {
-    ATTEND_CHECK(options.pg_explainer != nullptr, "the pgexplainer method needs a trained PgExplainer");
     out.edge_score = explained_only(options.pg_explainer->edge_scores(cg));
+    // scored_edges "khop": the edges outside the computation graph too, all in edge id order.
+    const auto [outer, outer_score] = options.pg_explainer->outer_edge_scores(cg);
+    std::vector<std::tuple<int64_t, int64_t, int64_t, float>> rows;  // edge id, source, target, score
+    for (std::size_t k = 0; k < out.edge_id.size(); ++k) {
+      rows.emplace_back(out.edge_id[k], out.edge_src[k], out.edge_dst[k], out.edge_score[k]);
+    }
+    for (std::size_t k = 0; k < outer.size(); ++k) {
+      rows.emplace_back(outer[k], data.graph.plain().src[outer[k]], data.graph.plain().dst[outer[k]], outer_score[k]);
+    }
+    std::sort(rows.begin(), rows.end());
+    out.edge_id.clear();
+    out.edge_src.clear();
+    out.edge_dst.clear();
+    out.edge_score.clear();
+    for (const auto& [id, src, dst, score] : rows) {
+      out.edge_id.push_back(id);
+      out.edge_src.push_back(src);
+      out.edge_dst.push_back(dst);
+      out.edge_score.push_back(score);
+    }
   }
   if (m == ExplainMethod::kIntegratedGradients) {
     const IntegratedGradients ig = integrated_gradients_edges(passes, out.explained_class, path);

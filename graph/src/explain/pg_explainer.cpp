@@ -35,11 +35,25 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
                OptionRange::positive())
           .add("temperature_end", &O::temperature_end, "binary concrete temperature after the last epoch",
                OptionRange::positive())
-          .add("sample_bias", &O::sample_bias, "the concrete's uniforms are drawn from [b, 1 - b)",
-               OptionRange{0.0, 0.5, false, true})
+          .add("sample_bias", &O::sample_bias,
+               "the concrete's uniforms are drawn from [b, 1 - b); 0.5: no noise (the authors' BA-Community notebook)",
+               OptionRange{0.0, 0.5, false, false})
           .choice("training_nodes", &O::training_nodes,
                   {{"train", PgTrainingNodes::kTrainSplit}, {"explained", PgTrainingNodes::kExplained}},
                   "the nodes the MLP is trained on: the training split or the explained nodes")
+          .choice("training_label", &O::training_label,
+                  {{"predicted", PgTrainingLabel::kPredicted}, {"true", PgTrainingLabel::kTrue}},
+                  "the class the training loss explains: the model's prediction or the node's label (the authors')")
+          .choice("update", &O::update, {{"node", PgUpdate::kPerNode}, {"epoch", PgUpdate::kPerEpoch}},
+                  "one Adam step per training node, or one per epoch on the summed loss (the authors')")
+          .add("gradient_clip", &O::gradient_clip, "clamp each gradient entry to [-g, g] before a step; 0: none",
+               OptionRange::at_least(0.0))
+          .choice("scored_edges", &O::scored_edges,
+                  {{"explained", PgScoredEdges::kExplained},
+                   {"subgraph", PgScoredEdges::kSubgraph},
+                   {"khop", PgScoredEdges::kKhop}},
+                  "the computation graph's explained edges, every edge of its subgraph, or every edge of the "
+                  "k-hop induced subgraph (the authors')")
           .add("seed", &O::seed, "MLP initialisation, node order and concrete noise");
   return list;
 }
@@ -98,6 +112,7 @@ namespace {
 struct TrainingNode {
   ComputationGraph cg;
   std::unique_ptr<TargetForward> pass;
+  std::vector<int64_t> scored;  ///< local plain edges the MLP scores
   int64_t explained_class = -1;
 };
 
@@ -119,33 +134,87 @@ PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& da
                  {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
                  {"b2", Var(Tensor({1}), true)}};
   arena_ = ParameterArena(parameters_);
+  if (options_.scored_edges == PgScoredEdges::kKhop) {
+    const GraphView& plain = data.graph.plain();
+    in_edges_.resize(static_cast<std::size_t>(data.dataset.num_nodes));
+    for (int64_t e = 0; e < plain.num_edges(); ++e) in_edges_[plain.dst[e]].push_back(e);
+  }
 }
 
-Var PgExplainer::explained_edge_logits(const ComputationGraph& cg) const {
-  const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(cg.explained.size());
+std::vector<int64_t> PgExplainer::scored_edges(const ComputationGraph& cg) const {
+  if (options_.scored_edges == PgScoredEdges::kExplained) return cg.explained;
   const GraphView& plain = cg.data.graph.plain();
-  Tensor x({k, 3 * d});  // [K, 3D]: [z_src, z_dst, z_target] per explained edge
+  std::vector<int64_t> edges;
+  for (int64_t e = 0; e < plain.num_edges(); ++e) {
+    if (plain.src[e] != plain.dst[e]) edges.push_back(e);
+  }
+  return edges;
+}
+
+Var PgExplainer::edge_logits(const ComputationGraph& cg, const std::vector<int64_t>& edges) const {
+  const GraphView& plain = cg.data.graph.plain();
+  std::vector<int64_t> src, dst;  // dataset node ids
+  for (int64_t e : edges) {
+    src.push_back(cg.nodes[plain.src[e]]);
+    dst.push_back(cg.nodes[plain.dst[e]]);
+  }
+  return pair_logits(src, dst, cg.nodes[cg.target]);
+}
+
+Var PgExplainer::pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const {
+  const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(src.size());
+  Tensor x({k, 3 * d});  // [K, 3D]: [z_src, z_dst, z_target] per edge
   const float* z = embeddings_.data();
-  const int64_t target = cg.nodes[cg.target];
   for (int64_t r = 0; r < k; ++r) {
-    const int64_t e = cg.explained[r];
     float* row = x.data() + r * 3 * d;
-    std::copy(z + cg.nodes[plain.src[e]] * d, z + (cg.nodes[plain.src[e]] + 1) * d, row);
-    std::copy(z + cg.nodes[plain.dst[e]] * d, z + (cg.nodes[plain.dst[e]] + 1) * d, row + d);
+    std::copy(z + src[r] * d, z + (src[r] + 1) * d, row);
+    std::copy(z + dst[r] * d, z + (dst[r] + 1) * d, row + d);
     std::copy(z + target * d, z + (target + 1) * d, row + 2 * d);
   }
   return edge_mask_mlp(Var(x), parameters_[0].second, parameters_[1].second, parameters_[2].second,
                        parameters_[3].second);
 }
 
+namespace {
+
+/// -log(1 - sigmoid(l)) = softplus(l), in double.
+float softplus(double l) { return static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l))); }
+
+}  // namespace
+
+std::pair<std::vector<int64_t>, std::vector<float>> PgExplainer::outer_edge_scores(const ComputationGraph& cg) const {
+  std::pair<std::vector<int64_t>, std::vector<float>> out;
+  if (options_.scored_edges != PgScoredEdges::kKhop) return out;
+  NoGradGuard no_grad;
+  auto outer = [&](int64_t node) {  // whether a dataset node lies cg.hops away
+    const auto it = std::lower_bound(cg.nodes.begin(), cg.nodes.end(), node);
+    return it != cg.nodes.end() && *it == node && cg.distance[it - cg.nodes.begin()] == cg.hops;
+  };
+  const GraphView& plain = data_.graph.plain();
+  std::vector<int64_t>& edges = out.first;
+  for (std::size_t u = 0; u < cg.nodes.size(); ++u) {
+    if (cg.distance[u] != cg.hops) continue;
+    for (int64_t e : in_edges_[cg.nodes[u]]) {
+      if (plain.src[e] != plain.dst[e] && outer(plain.src[e])) edges.push_back(e);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  std::vector<int64_t> src, dst;
+  for (int64_t e : edges) {
+    src.push_back(plain.src[e]);
+    dst.push_back(plain.dst[e]);
+  }
+  const Tensor logits = pair_logits(src, dst, cg.nodes[cg.target]).value();  // [K]
+  for (std::size_t r = 0; r < edges.size(); ++r) out.second.push_back(softplus(logits[r]));
+  return out;
+}
+
 Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
   NoGradGuard no_grad;
-  const Tensor logits = explained_edge_logits(cg).value();  // [K]
-  Tensor scores({cg.data.graph.plain().num_edges()});       // [E_sub]
-  for (std::size_t r = 0; r < cg.explained.size(); ++r) {  // softplus, = -log(1 - sigmoid(logit))
-    const double l = logits[r];
-    scores[cg.explained[r]] = static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l)));
-  }
+  const std::vector<int64_t> edges = scored_edges(cg);
+  const Tensor logits = edge_logits(cg, edges).value();  // [K]
+  Tensor scores({cg.data.graph.plain().num_edges()});    // [E_sub]
+  for (std::size_t r = 0; r < edges.size(); ++r) scores[edges[r]] = softplus(logits[r]);
   return scores;
 }
 
@@ -154,13 +223,18 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
   const FrozenParameters frozen(model_);
   const int hops = model_.message_passing_hops();
   std::vector<TrainingNode> training;
+  training.reserve(nodes.size());  // no reallocation: each pass keeps the address of its node's cg
   for (int64_t v : nodes) {
     ComputationGraph cg = computation_graph(data_, v, hops);
     if (cg.explained.empty()) continue;
     TrainingNode& t = training.emplace_back();
     t.cg = std::move(cg);
     t.pass = std::make_unique<TargetForward>(model_, t.cg, 1);
-    t.explained_class = predicted_class(model_, *t.pass);
+    t.scored = scored_edges(t.cg);
+    const int64_t label = data_.dataset.labels.empty() ? -1 : data_.dataset.labels[v];
+    t.explained_class = options_.training_label == PgTrainingLabel::kTrue && label >= 0
+                            ? label
+                            : predicted_class(model_, *t.pass);
   }
   if (training.empty()) throw InputError("pgexplainer: none of the " + std::to_string(nodes.size()) +
                                          " training nodes has an edge in its computation graph");
@@ -178,30 +252,41 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
         std::pow(options_.temperature_end / options_.temperature_start, static_cast<double>(epoch) / options_.epochs);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);  // Fisher-Yates
     double total = 0.0;
+    const bool per_node = options_.update == PgUpdate::kPerNode;
+    if (!per_node) arena_.zero_grad();
     for (std::size_t i : order) {
       const TrainingNode& t = training[i];
-      const auto k = static_cast<int64_t>(t.cg.explained.size());
+      const auto k = static_cast<int64_t>(t.scored.size());
       Tensor noise({k});  // [K] log u - log(1 - u), u ~ U(b, 1 - b)
       for (int64_t r = 0; r < k; ++r) {
         const double u = b + (1.0 - 2.0 * b) * rng.uniform();
         noise[r] = static_cast<float>(std::log(u) - std::log1p(-u));
       }
-      arena_.zero_grad();
-      const Var sample = concrete_sample(explained_edge_logits(t.cg), noise, temperature);  // [K]
-      // [E_sub]: the sample on the explained edges, 1 on the others
+      if (per_node) arena_.zero_grad();
+      const Var sample = concrete_sample(edge_logits(t.cg, t.scored), noise, temperature);  // [K]
+      // [E_sub]: the sample on the scored edges, 1 on the others
       Tensor others({t.pass->num_edges()}, 1.0f);
-      for (int64_t e : t.cg.explained) others[e] = 0.0f;
-      const Var mask = ops::add(Var(others), ops::scatter_add_rows(sample, t.cg.explained, t.pass->num_edges()));
+      for (int64_t e : t.scored) others[e] = 0.0f;
+      const Var mask = ops::add(Var(others), ops::scatter_add_rows(sample, t.scored, t.pass->num_edges()));
       const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
       Var loss = ops::add(ops::scale(log_p, -1.0f),
                           mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));
-      loss.backward();
-      adam.step(arena_);
+      loss.backward();  // per epoch: the gradients of every node's loss add up in the arena
+      if (per_node) step(adam);
       total += loss.value().item();
     }
+    if (!per_node) step(adam);
     last_loss_ = total / static_cast<double>(training.size());
     if (after_epoch) after_epoch(epoch + 1, last_loss_);
   }
+}
+
+void PgExplainer::step(Adam& adam) {
+  const auto g = static_cast<float>(options_.gradient_clip);
+  if (g > 0.0f) {
+    for (float& x : arena_.grads()) x = std::clamp(x, -g, g);
+  }
+  adam.step(arena_);
 }
 
 std::vector<int64_t> pg_training_nodes(const PreparedNodeData& data, const std::vector<int64_t>& explained,

@@ -37,7 +37,9 @@ struct NodeExplanation {
   int64_t explained_class = -1;
   int64_t predicted_class = -1;
   double value = NAN;         ///< f: log p(explained class) on the computation graph
-  /// The explained edges of the computation graph, ordered by full-graph plain edge id.
+  /// The explained edges of the computation graph (pgexplainer with scored_edges "subgraph":
+  /// every edge of the computation graph's subgraph but self-loops; "khop": also the edges
+  /// joining two nodes L hops away), ordered by full-graph plain edge id.
   std::vector<int64_t> edge_id, edge_src, edge_dst;  ///< [E_c] plain edge id, endpoints (dataset ids)
   std::vector<float> edge_score;     ///< [E_c]
   /// attention: each layer's weights of the explained edges before the heads are reduced,

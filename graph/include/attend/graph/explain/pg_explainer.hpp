@@ -16,19 +16,36 @@
 /// features. Only NodeClassifier's own layer_forward is called, so any registered node layer
 /// works.
 ///
-/// Training, per epoch e of E, over the training nodes in an order shuffled from the seed, one
-/// Adam step per node (PyTorch Geometric's PGExplainer.train is called once per node; the
-/// authors' code sums the loss over all nodes for one step per epoch, which at their 10-30
-/// epochs leaves the MLP barely moved from its initialisation):
+/// Training, per epoch e of E, over the training nodes in an order shuffled from the seed:
 ///   temperature T_e = t0 (t1 / t0)^(e / E),
 ///   m_k = sigmoid((log u_k - log(1 - u_k) + logit_k) / T_e), u_k ~ U(b, 1 - b)   (binary concrete)
 ///   loss = -log p(c | edges scaled by m) + size sum_k m_k + entropy mean_k H(m_k),
-/// over the explained edges k of the node's computation graph (computation_graph.hpp), with
-/// H(m) = -m log(m + eps) - (1 - m) log(1 - m + eps) and c the model's predicted class on the
-/// unmasked graph (the authors' code uses the true label there; an explainer must not read
-/// labels). The other plain edges of the computation graph keep mask 1. The masked forward is
-/// the TargetForward pass (target_forward.hpp) with GraphContext::with_edge_mask, the
-/// machinery GNNExplainer and integrated gradients use.
+/// over the scored edges k of the node (below), with H(m) = -m log(m + eps) - (1 - m) log(1 -
+/// m + eps), the other plain edges of the computation graph keeping mask 1. The masked forward
+/// is the TargetForward pass (target_forward.hpp) with GraphContext::with_edge_mask, the
+/// machinery GNNExplainer and integrated gradients use. Choices (the authors' code, github.com/
+/// flyingdoog/PGExplainer, notebooks and codes/Explainer.py, against PyTorch Geometric's):
+///   update      "node" (default): one Adam step per node (PyG's PGExplainer.train is called
+///               once per node); "epoch": the loss summed over every training node, then one
+///               step (the authors' code: 10 to 30 steps in all).
+///   gradient_clip  each gradient entry clamped to [-g, g] before the step (the authors' 2.0);
+///               0 (default): none.
+///   training_label "predicted" (default): c is the model's predicted class on the unmasked
+///               graph (an explainer explains the model, not the labels); "true": the node's
+///               label (the authors' `miGroudTruth`, on by default in their code), for nodes
+///               with a label, the prediction where it is unknown.
+///   scored_edges "explained" (default): the explained edges of the computation graph
+///               (computation_graph.hpp: the edges into nodes within L - 1 hops, which carry the
+///               target's messages); "subgraph": every plain edge of the computation graph's
+///               subgraph but self-loops, both directions of each edge at a node within L - 1
+///               hops, so also the edges from those nodes out to the nodes L hops away, which
+///               carry nothing to the target (their mask gets the penalty's gradient only). The
+///               authors' MLP scores every edge of the L-hop induced subgraph this way (it is
+///               defined for any edge); the edges joining two nodes L hops away, which the
+///               computation graph does not hold, are not scored. "khop": those too, from the
+///               full graph: every edge of the L-hop induced subgraph, as the authors' code and
+///               the khop-undirected protocol (motif_edge_auc.hpp) count them. They are not
+///               trained on (no mask of theirs enters the loss).
 ///
 /// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
 /// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
@@ -42,6 +59,7 @@
 #include <utility>
 #include <vector>
 
+#include "attend/core/adam.hpp"
 #include "attend/core/autodiff.hpp"
 #include "attend/core/option_list.hpp"
 #include "attend/core/parameter_arena.hpp"
@@ -57,6 +75,13 @@ enum class PgTrainingNodes {
   kExplained,   ///< the explained nodes themselves (the paper's and the authors' code's choice)
 };
 
+/// Which class the training loss explains (see above).
+enum class PgTrainingLabel { kPredicted, kTrue };
+/// When Adam steps (see above).
+enum class PgUpdate { kPerNode, kPerEpoch };
+/// Which edges the MLP scores (see above).
+enum class PgScoredEdges { kExplained, kSubgraph, kKhop };
+
 struct PgExplainerOptions {
   int epochs = 30;
   double lr = 0.003;               ///< Adam's learning rate (other Adam settings: PyTorch's)
@@ -65,13 +90,19 @@ struct PgExplainerOptions {
   double edge_entropy = 1.0;       ///< times the mean entropy of the explained edges' sampled mask
   double temperature_start = 5.0;  ///< t0 of the binary concrete's temperature schedule
   double temperature_end = 2.0;    ///< t1, reached after the last epoch
-  double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample
+  double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample; 0.5: u = 1/2, no noise
   double eps = 1e-15;              ///< inside the entropy's logarithms
   PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
+  PgTrainingLabel training_label = PgTrainingLabel::kPredicted;
+  PgUpdate update = PgUpdate::kPerNode;
+  double gradient_clip = 0.0;      ///< clamp each gradient entry to [-g, g]; 0: none
+  PgScoredEdges scored_edges = PgScoredEdges::kExplained;
   uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
 
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
-  /// temperature_end, sample_bias, training_nodes "train" | "explained", seed) and ranges.
+  /// temperature_end, sample_bias, training_nodes "train" | "explained", training_label
+  /// "predicted" | "true", update "node" | "epoch", gradient_clip, scored_edges "explained" |
+  /// "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
 };
 
@@ -106,21 +137,32 @@ class PgExplainer {
   /// to explain.
   void train(const std::vector<int64_t>& nodes, const std::function<void(int, double)>& after_epoch = {});
 
-  /// The MLP's mask logits of the explained edges of `cg` (cg.explained order) [K].
-  Var explained_edge_logits(const ComputationGraph& cg) const;
-  /// The edge scores of `cg`: softplus(logit) at each local plain edge that is explained, 0
-  /// elsewhere [E_sub] (no gradient).
+  /// The local plain edges of `cg` the MLP scores (options.scored_edges), ascending.
+  std::vector<int64_t> scored_edges(const ComputationGraph& cg) const;
+  /// The MLP's mask logits of the local plain edges `edges` of `cg` [K].
+  Var edge_logits(const ComputationGraph& cg, const std::vector<int64_t>& edges) const;
+  /// The edge scores of `cg`: softplus(logit) at each scored local plain edge, 0 elsewhere
+  /// [E_sub] (no gradient).
   Tensor edge_scores(const ComputationGraph& cg) const;
+  /// scored_edges "khop": the full graph's plain edges joining two nodes cg.hops away from the
+  /// target (outside the computation graph), ascending, and their scores; empty otherwise.
+  std::pair<std::vector<int64_t>, std::vector<float>> outer_edge_scores(const ComputationGraph& cg) const;
 
   const PgExplainerOptions& options() const { return options_; }
   /// The mean loss of the last epoch trained (NaN before training).
   double last_loss() const { return last_loss_; }
 
  private:
+  /// The MLP's logits of the edges src[k] -> dst[k] (dataset node ids) for `target` [K].
+  Var pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const;
+  /// One Adam step on the arena's gradients, clamped to [-gradient_clip, gradient_clip].
+  void step(Adam& adam);
+
   const NodeClassifier& model_;
   const PreparedNodeData& data_;
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
+  std::vector<std::vector<int64_t>> in_edges_;  ///< scored_edges "khop": each node's plain in-edges (full graph)
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
   ParameterArena arena_;
   double last_loss_;
