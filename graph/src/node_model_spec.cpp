@@ -74,9 +74,9 @@ Json relational(const std::string& type, int bases, double weight_decay, double 
 // alone helps); a per-node linear layer of 20 features (with the L2 normalisation and ReLU of
 // every hidden layer) before the first convolution; convolutions of 64 features. Chosen on the
 // validation splits of its three graphs (docs/results.md, sessions 10 and 12). BA-Community's
-// features are zero-mean Gaussians but for the community's sign, so a convolution that sums
-// them cannot count a node's neighbours, which its role needs; the encoder gives every
-// neighbour a non-negative vector of length at most 1 to sum.
+// features are zero-mean Gaussians but for the community's sign, which cancels in a sum over
+// neighbours of both communities; the encoder passes every neighbour through a ReLU before the
+// first sum. (A constant feature, which gives that sum the exact degree, does not help.)
 Json explainer_benchmark_gcn(bool regularized = false) {
   Json layers = Json::array();
   if (regularized) layers.push_back({{"type", "node_linear"}, {"out_channels", 20}});
