@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -38,18 +39,48 @@ Json jumping_knowledge_gcn(int64_t features, int64_t classes, bool batch_norm = 
   return {{"layers", layers}, {"activation", "relu"}, {"jumping_knowledge", "cat"}, {"normalize_hidden", true}};
 }
 
+// `first` ("gat" or "gcn"), a batch_norm, then a gcn, without jumping knowledge: a batch_norm
+// between two message-passing layers. The batch_norm's running statistics and affine
+// parameters are set away from the identity, so that reading the wrong rows or statistics
+// shows in the logits.
+std::unique_ptr<NodeClassifier> batch_norm_between(const std::string& first, const PreparedNodeData& data,
+                                                   const Registry& registry) {
+  const int64_t f = data.features.cols(), c = data.dataset.num_classes, hidden = 6;
+  Json one = {{"in_channels", f}, {"out_channels", hidden}, {"seed", 11}};
+  if (first == "gat") one["heads"] = 1;
+  const Json layers = Json::array({{{"type", first}, {"config", one}},
+                                   {{"type", "batch_norm"}, {"config", {{"in_channels", hidden}}}},
+                                   {{"type", "gcn"}, {"config", {{"in_channels", hidden}, {"out_channels", c}, {"seed", 12}}}}});
+  auto model = std::make_unique<NodeClassifier>(Json{{"layers", layers}, {"activation", "relu"}}, registry);
+  uint64_t seed = 40;
+  for (auto& [name, v] : model->named_parameters()) {
+    if (name.rfind("layers.1.", 0) != 0) continue;
+    const bool variance = name == "layers.1.running_var";
+    v.value() = random_tensor(v.value().shape(), seed++, variance ? 0.2f : -0.8f, variance ? 2.0f : 0.8f);
+  }
+  model->eval();
+  return model;
+}
+
 }  // namespace
 
 TEST_CASE("target forward: logits and gradients of each copy are the whole computation graph's", "[explain]") {
   ScopedThreads threads(1);
-  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn", "jk-gcn-bn"}) {
+  for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn", "jk-gcn-bn", "gat-bn-gcn", "gcn-bn-gcn"}) {
     CAPTURE(layer);
     const bool typed = layer == "rgcn";
     const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, typed, 14), true);
     auto registry = graph_registry();
-    NodeClassifier model(layer.rfind("jk-gcn", 0) == 0 ? jumping_knowledge_gcn(4, 3, layer == "jk-gcn-bn")
-                                                     : two_layer_model(layer, full),
-                         *registry);
+    std::unique_ptr<NodeClassifier> built;
+    if (layer.size() > 7 && layer.substr(layer.size() - 7) == "-bn-gcn") {
+      built = batch_norm_between(layer.substr(0, 3), full, *registry);
+    } else {
+      built = std::make_unique<NodeClassifier>(layer.rfind("jk-gcn", 0) == 0
+                                                   ? jumping_knowledge_gcn(4, 3, layer == "jk-gcn-bn")
+                                                   : two_layer_model(layer, full),
+                                               *registry);
+    }
+    NodeClassifier& model = *built;
     model.eval();
     const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
     const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3, cls = 1;

@@ -181,7 +181,7 @@ TEST_CASE("the benchmark presets learn their seed-0 graphs and GAT stays at the 
   register_graph_layers(registry);
   // Test accuracy of run 0 on the seed-0 graph (docs/results.md), with a margin.
   const std::map<std::string, double> at_least = {
-      {"ba-shapes", 0.90}, {"ba-community", 0.82}, {"tree-cycles", 0.90}, {"tree-grid", 0.87}};
+      {"ba-shapes", 0.90}, {"ba-community", 0.86}, {"tree-cycles", 0.90}, {"tree-grid", 0.87}};
   for (const auto& [name, floor] : at_least) {
     INFO(name);
     const PreparedNodeData data = prepare_node_data(make_explainer_benchmark(name, {}).dataset, false);
