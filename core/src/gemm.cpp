@@ -209,21 +209,26 @@ bool fits_blas(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_
 #endif
 }  // namespace
 
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc) {
+namespace {
+
+// gemm's choice of kernel for C = alpha * op(A) * op(B) + beta * C: its fixed blocks shared
+// among threads, or (`one_block`) the product as one block on the calling thread.
+void choose_kernel(bool one_block, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (is_narrow(n, k)) {
-    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, true);
+    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, !one_block);
     return;
   }
 #ifdef ATTEND_HAVE_OPENBLAS
   if (openblas_does_products() && fits_blas(m, n, k, lda, ldb, ldc)) {
-    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, false);
+    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, one_block);
     return;
   }
 #endif
-  if (m >= 2 * kRowBlock || n < 2 * kColBlock) {
+  if (one_block) {
+    gemm_block(trans_a, trans_b, 0, m, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else if (m >= 2 * kRowBlock || n < 2 * kColBlock) {
     const int64_t row_block = m >= kLargeRows ? kLargeRowBlock : kRowBlock;  // size only
     parallel_for_blocks(m, row_block, [&](int64_t r0, int64_t r1) {
       gemm_block(trans_a, trans_b, r0, r1, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -235,21 +240,18 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   }
 }
 
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc) {
+  choose_kernel(false, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 void gemm_one_block(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                     const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                     int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (is_narrow(n, k)) {
-    narrow_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, false);
-    return;
-  }
-#ifdef ATTEND_HAVE_OPENBLAS
-  if (openblas_does_products() && fits_blas(m, n, k, lda, ldb, ldc)) {
-    blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, true);
-    return;
-  }
-#endif
-  gemm_block(trans_a, trans_b, 0, m, 0, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  choose_kernel(true, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 std::string gemm_library() {
