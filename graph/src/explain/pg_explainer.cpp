@@ -134,11 +134,6 @@ PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& da
                  {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
                  {"b2", Var(Tensor({1}), true)}};
   arena_ = ParameterArena(parameters_);
-  if (options_.scored_edges == PgScoredEdges::kKhop) {
-    const GraphView& plain = data.graph.plain();
-    in_edges_.resize(static_cast<std::size_t>(data.dataset.num_nodes));
-    for (int64_t e = 0; e < plain.num_edges(); ++e) in_edges_[plain.dst[e]].push_back(e);
-  }
 }
 
 std::vector<int64_t> PgExplainer::scored_edges(const ComputationGraph& cg) const {
@@ -191,11 +186,13 @@ std::pair<std::vector<int64_t>, std::vector<float>> PgExplainer::outer_edge_scor
     return it != cg.nodes.end() && *it == node && cg.distance[it - cg.nodes.begin()] == cg.hops;
   };
   const GraphView& plain = data_.graph.plain();
+  const InEdgeIndex& in_edges = data_.graph.in_edges();  // the plain edges by destination
   std::vector<int64_t>& edges = out.first;
   for (std::size_t u = 0; u < cg.nodes.size(); ++u) {
     if (cg.distance[u] != cg.hops) continue;
-    for (int64_t e : in_edges_[cg.nodes[u]]) {
-      if (plain.src[e] != plain.dst[e] && outer(plain.src[e])) edges.push_back(e);
+    const int64_t v = cg.nodes[u];
+    for (int64_t p = in_edges.indptr()[v]; p < in_edges.indptr()[v + 1]; ++p) {
+      if (in_edges.source(p) != v && outer(in_edges.source(p))) edges.push_back(in_edges.edge_id(p));
     }
   }
   std::sort(edges.begin(), edges.end());

@@ -162,7 +162,6 @@ class PgExplainer {
   const PreparedNodeData& data_;
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
-  std::vector<std::vector<int64_t>> in_edges_;  ///< scored_edges "khop": each node's plain in-edges (full graph)
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
   ParameterArena arena_;
   double last_loss_;
