@@ -32,6 +32,10 @@ subgraph`), and the `authors' code` rows add the rest of the authors' training r
 (PG_AUTHORS_CODE, PG_RECIPE; `true labels`: trained on the nodes' labels, as their code is).
 Pass any of these labels in --methods.
 
+--recipe authors builds tree-cycles and tree-grid as the authors' code built their released
+data (`attend generate --recipe authors`: 60 cycles, evenly spaced anchors, 1 % noise edges),
+in folders BENCH-authors-SEED; there the paper nodes are the authors' own node ids.
+
   python3 benchmarks/explain_auc.py --attend build/apps/attend --work /tmp/auc --seeds 0,1,2 --json auc.json
 """
 import argparse
@@ -204,16 +208,24 @@ def main():
     parser.add_argument("--resume", action="store_true",
                         help="reuse the graphs, checkpoints, explanations and tables already in --work")
     parser.add_argument("--json", help="write every run and the summary here")
+    parser.add_argument("--recipe", choices=["paper", "authors"], default="paper",
+                        help="`attend generate --recipe`: the paper's text, or the authors' released data "
+                             "(tree-cycles and tree-grid only)")
     args = parser.parse_args()
+    if args.recipe == "authors" and set(args.benchmarks.split(",")) - {"tree-cycles", "tree-grid"}:
+        parser.error("--recipe authors builds tree-cycles and tree-grid only")
     os.makedirs(args.work, exist_ok=True)
     runs = []
     for bench in args.benchmarks.split(","):
         for seed in [int(s) for s in args.seeds.split(",")]:
-            data = os.path.join(args.work, "%s-%d" % (bench, seed))
+            folder = "%s-%d" % (bench, seed) if args.recipe == "paper" else "%s-%s-%d" % (bench, args.recipe, seed)
+            data = os.path.join(args.work, folder)
             if not (args.resume and os.path.exists(data)):
-                run([args.attend, "generate", bench, "--seed", str(seed), "--out", data, "--quiet"])
+                run([args.attend, "generate", bench, "--seed", str(seed), "--recipe", args.recipe, "--out", data,
+                     "--quiet"])
             nodes = motif_test_nodes(data) if args.nodes == "test-motif" else paper_nodes(data, bench)
-            entry = {"benchmark": bench, "seed": seed, "nodes": args.nodes, "explained_nodes": len(nodes), "models": {}}
+            entry = {"benchmark": bench, "recipe": args.recipe, "seed": seed, "nodes": args.nodes,
+                     "explained_nodes": len(nodes), "models": {}}
             models = [m for m in (("gcn", bench, args.methods.split(","), 3), ("gat", "gat", GAT_METHODS, 2))
                       if m[0] in args.models.split(",")]
             for model, preset, methods, hops in models:

@@ -25,7 +25,7 @@ TEST_CASE("generate writes a dataset folder that node-classify trains on, and it
   REQUIRE(r.code == 0);
   CHECK(r.out == "wrote " + dir + ": ba-shapes, 700 nodes, 2105 undirected edges (480 in motifs), 1 feature, 4 classes, "
                                   "split 560/70/70\n");
-  CHECK(r.err.find("generate ba-shapes (seed 3)") != std::string::npos);
+  CHECK(r.err.find("generate ba-shapes (seed 3, recipe paper)") != std::string::npos);
   CHECK(graph::load_motif_ground_truth(dir, 700).num_edges() == 480);
   const Result train = run({"node-classify", "train", "--data", dir, "--model", "ba-shapes", "--epochs", "5", "--quiet"});
   INFO(train.err);
@@ -48,6 +48,23 @@ TEST_CASE("generate gives the same files for a seed and others for another seed"
   const std::string first = files_of("5", "a");
   CHECK(files_of("5", "b") == first);
   CHECK(files_of("6", "c") != first);
+}
+
+TEST_CASE("generate --recipe authors writes the authors' tree-cycles, the same for a seed", "[apps]") {
+  testing::TempDir tmp;
+  auto generate = [&](const std::string& seed, const std::string& name) {
+    const Result r = run({"generate", "tree-cycles", "--recipe", "authors", "--seed", seed, "--out", tmp.file(name)});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find(": tree-cycles, 871 nodes, ") != std::string::npos);
+    CHECK(r.out.find(" undirected edges (360 in motifs), 1 feature, 2 classes, split 697/87/87\n") != std::string::npos);
+    CHECK(r.err.find("generate tree-cycles (seed " + seed + ", recipe authors)") != std::string::npos);
+    return testing::read_text_file(tmp.file(name + "/edges.txt")) + testing::read_text_file(tmp.file(name + "/motif_edges.txt"));
+  };
+  const std::string first = generate("1", "a");
+  CHECK(generate("1", "b") == first);
+  CHECK(generate("2", "c") != first);
+  CHECK(graph::load_motif_ground_truth(tmp.file("a"), 871).num_edges() == 360);
 }
 
 TEST_CASE("generate large-graph writes a graph file that node-classify trains on", "[apps]") {
@@ -95,6 +112,9 @@ TEST_CASE("generate refuses bad input in one line, exit 2, and leaves no file be
       {{"generate", "ba-shapes", "--out", tmp.file("missing/x")}, "folder '" + tmp.file("missing") + "' does not exist"},
       {{"generate", "ba-shapes", "--out", tmp.file("taken")}, "exists and is not a folder"},
       {{"generate", "ba-shapes", "--out", tmp.file("x"), "--noise", "2"}, "--noise"},
+      {{"generate", "tree-cycles", "--out", tmp.file("x"), "--recipe", "released"}, "released not in {paper,authors}"},
+      {{"generate", "ba-shapes", "--out", tmp.file("x"), "--recipe", "authors"}, "ba-shapes has the paper recipe only"},
+      {{"generate", "tree-grid", "--out", tmp.file("x"), "--recipe", "authors", "--noise", "0.1"}, "1 % of the edges"},
       {{"generate", "ba-shapes"}, "--out is required"},
   };
   for (const Case& c : cases) {

@@ -136,6 +136,96 @@ TEST_CASE("a benchmark is the same for a seed and differs between seeds", "[grap
   CHECK_THROWS_AS(make_explainer_benchmark("ba-shapes", {.noise_per_node = -0.1}), InputError);
 }
 
+// Edges of `b` by kind, each undirected edge once: motif edges, tree-to-motif-anchor joins
+// (the motif's node 0 to its evenly spaced tree node), and the rest.
+struct EdgeKinds {
+  int64_t motif = 0, anchor_joins = 0, other = 0;
+};
+
+EdgeKinds edge_kinds(const ExplainerBenchmark& b, int64_t motif_size, int64_t spacing) {
+  const NodeDataset& d = b.dataset;
+  std::set<std::pair<int64_t, int64_t>> truth;
+  for (int64_t e = 0; e < b.truth.num_edges(); ++e) truth.insert(std::minmax(b.truth.edge_src[e], b.truth.edge_dst[e]));
+  EdgeKinds kinds;
+  for (int64_t e = 0; e < d.num_edges(); ++e) {
+    const auto [u, v] = std::minmax(d.edge_src[e], d.edge_dst[e]);  // u: the tree node when one end is
+    const bool joins_anchor = u < 511 && v >= 511 && (v - 511) % motif_size == 0 && u == (v - 511) / motif_size * spacing;
+    if (truth.count({u, v}) > 0) {
+      ++kinds.motif;
+    } else if (joins_anchor) {
+      ++kinds.anchor_joins;
+    } else {
+      ++kinds.other;
+    }
+  }
+  return kinds;
+}
+
+TEST_CASE("the authors recipe builds tree-cycles and tree-grid as their released data", "[graph]") {
+  for (const uint64_t seed : {0, 1, 2}) {
+    INFO(seed);
+    const ExplainerBenchmark cycles = make_explainer_benchmark("tree-cycles", {.seed = seed, .recipe = BenchmarkRecipe::kAuthors});
+    const NodeDataset& c = cycles.dataset;
+    CHECK(c.num_nodes == 511 + 60 * 6);
+    CHECK(class_sizes(c) == std::vector<int64_t>{511, 360});
+    CHECK(cycles.truth.num_edges() == 360);
+    const EdgeKinds ck = edge_kinds(cycles, 6, 8);  // anchors on tree nodes 0, 8, ..., 472
+    CHECK(ck.motif == 360);
+    CHECK(ck.anchor_joins == 60);
+    // The rest: the tree, the second joins of about half of the cycles, then 1 % of the edges,
+    // rounded down, as noise (9 while the joins number at most 69).
+    const int64_t second_joins = ck.other - 510 - 9;
+    const int64_t before_noise = 510 + 360 + 60 + second_joins;
+    CHECK(second_joins >= 15);
+    CHECK(second_joins <= 45);
+    CHECK(c.num_edges() == before_noise + before_noise / 100);
+    const ExplainerBenchmark grid = make_explainer_benchmark("tree-grid", {.seed = seed, .recipe = BenchmarkRecipe::kAuthors});
+    const NodeDataset& g = grid.dataset;
+    CHECK(g.num_nodes == 511 + 80 * 9);
+    CHECK(class_sizes(g) == std::vector<int64_t>{511, 720});
+    CHECK(g.num_edges() == 1550 + 15);  // tree, 80 x (12 + 1), then 1 % noise
+    const EdgeKinds gk = edge_kinds(grid, 9, 6);  // anchors on tree nodes 0, 6, ..., 474
+    CHECK(gk.motif == 960);
+    CHECK(gk.anchor_joins == 80);
+    CHECK(gk.other == 510 + 15);
+    for (const ExplainerBenchmark* b : {&cycles, &grid}) {
+      const NodeDataset& d = b->dataset;
+      std::set<std::pair<int64_t, int64_t>> pairs;
+      for (int64_t e = 0; e < d.num_edges(); ++e) pairs.insert(std::minmax(d.edge_src[e], d.edge_dst[e]));
+      CHECK(pairs.size() == static_cast<std::size_t>(d.num_edges()));
+      for (int64_t e = 0; e < b->truth.num_edges(); ++e) {  // a motif edge joins two nodes of one motif
+        CHECK(b->truth.node_motif[b->truth.edge_src[e]] >= 0);
+        CHECK(b->truth.node_motif[b->truth.edge_src[e]] == b->truth.node_motif[b->truth.edge_dst[e]]);
+      }
+      for (int64_t i = 0; i < d.num_nodes; ++i) CHECK(d.labels[i] == (i < 511 ? 0 : 1));
+      CHECK(d.train.size() == static_cast<std::size_t>(std::llround(0.8 * d.num_nodes)));
+    }
+  }
+}
+
+TEST_CASE("the authors recipe is the same for a seed, differs between seeds, and refuses what it does not build",
+          "[graph]") {
+  const ExplainerBenchmarkOptions authors{.seed = 3, .recipe = BenchmarkRecipe::kAuthors};
+  const ExplainerBenchmark a = make_explainer_benchmark("tree-cycles", authors);
+  const ExplainerBenchmark again = make_explainer_benchmark("tree-cycles", authors);
+  const ExplainerBenchmark other = make_explainer_benchmark("tree-cycles", {.seed = 4, .recipe = BenchmarkRecipe::kAuthors});
+  CHECK(a.dataset.edge_src == again.dataset.edge_src);
+  CHECK(a.dataset.edge_dst == again.dataset.edge_dst);
+  CHECK(a.dataset.train == again.dataset.train);
+  CHECK(a.truth.edge_src == again.truth.edge_src);
+  CHECK(a.dataset.edge_dst != other.dataset.edge_dst);
+  CHECK(a.dataset.train != other.dataset.train);
+  CHECK(a.dataset.edge_dst != make_explainer_benchmark("tree-cycles", {.seed = 3}).dataset.edge_dst);
+  CHECK(benchmark_recipe("authors") == BenchmarkRecipe::kAuthors);
+  CHECK(benchmark_recipe("paper") == BenchmarkRecipe::kPaper);
+  CHECK_THROWS_WITH(benchmark_recipe("released"), Catch::Matchers::Contains("known: paper, authors"));
+  CHECK_THROWS_WITH(make_explainer_benchmark("ba-shapes", {.recipe = BenchmarkRecipe::kAuthors}),
+                    Catch::Matchers::Contains("ba-shapes has the paper recipe only"));
+  CHECK_THROWS_AS(make_explainer_benchmark("ba-community", {.recipe = BenchmarkRecipe::kAuthors}), InputError);
+  CHECK_THROWS_WITH(make_explainer_benchmark("tree-grid", {.recipe = BenchmarkRecipe::kAuthors, .noise_per_node = 0.1}),
+                    Catch::Matchers::Contains("1 % of the edges"));
+}
+
 TEST_CASE("a saved benchmark loads back as a dataset and a ground truth", "[graph][io]") {
   testing::TempDir tmp;
   const ExplainerBenchmark b = make_explainer_benchmark("ba-community", {.seed = 2});

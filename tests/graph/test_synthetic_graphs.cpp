@@ -108,7 +108,7 @@ TEST_CASE("house, cycle and grid motifs have their shapes and roles", "[graph]")
 TEST_CASE("attach_motifs plants copies on distinct base nodes, add_noise_edges adds new pairs", "[graph]") {
   Rng rng(3);
   MotifGraph g = MotifGraph::from_base(balanced_tree(2, 4));  // 31 nodes
-  attach_motifs(g, house_motif(), 31, 31, rng);                // every base node gets one
+  attach_motifs(g, house_motif(), random_base_nodes(31, 31, rng));  // every base node gets one
   CHECK(g.num_nodes == 31 + 31 * 5);
   CHECK(g.num_motifs == 31);
   CHECK(std::count(g.is_motif_edge.begin(), g.is_motif_edge.end(), true) == 31 * 6);
@@ -129,7 +129,37 @@ TEST_CASE("attach_motifs plants copies on distinct base nodes, add_noise_edges a
   add_noise_edges(g, 40, rng);
   CHECK(g.num_edges() == before + 40);
   CHECK(simple(g.src, g.dst));
-  CHECK_THROWS_AS(attach_motifs(g, house_motif(), 32, 31, rng), Error);
+  CHECK_THROWS_AS(random_base_nodes(32, 31, rng), Error);
+  CHECK_THROWS_AS(attach_motifs(g, house_motif(), {g.num_nodes}), Error);
+}
+
+TEST_CASE("evenly spaced base nodes and the authors' second join of a cycle", "[graph]") {
+  CHECK(evenly_spaced_base_nodes(60, 511).size() == 60);
+  CHECK(evenly_spaced_base_nodes(60, 511).back() == 472);  // spacing floor(511 / 60) = 8
+  CHECK(evenly_spaced_base_nodes(80, 511)[1] == 6);
+  CHECK(evenly_spaced_base_nodes(3, 3) == std::vector<int64_t>{0, 1, 2});
+  CHECK_THROWS_AS(evenly_spaced_base_nodes(0, 3), Error);
+  CHECK_THROWS_AS(evenly_spaced_base_nodes(4, 3), Error);
+  Rng rng(5);
+  MotifGraph g = MotifGraph::from_base(balanced_tree(2, 8));  // 511 nodes
+  const std::vector<int64_t> bases = evenly_spaced_base_nodes(60, 511);
+  attach_motifs(g, cycle_motif(6), bases);
+  const int64_t joined = g.num_edges();
+  add_second_joins(g, cycle_motif(6), 511, bases, rng);
+  const int64_t seconds = g.num_edges() - joined;
+  CHECK(seconds >= 15);  // Binomial(60, 1/2): 30 on average
+  CHECK(seconds <= 45);
+  std::set<int64_t> copies;
+  for (int64_t e = joined; e < g.num_edges(); ++e) {
+    CHECK_FALSE(g.is_motif_edge[e]);
+    const int64_t k = (g.src[e] - 511) / 6, a = (g.src[e] - 511) % 6, b = g.dst[e] - bases[k];
+    CHECK(copies.insert(k).second);  // one second join per cycle at most
+    CHECK((a >= 1 && a <= 3));
+    CHECK((b >= 1 && b <= 3));
+  }
+  CHECK(simple(g.src, g.dst));
+  CHECK_THROWS_AS(add_second_joins(g, cycle_motif(3), 511, bases, rng), Error);      // no node 3 in a 3-cycle
+  CHECK_THROWS_AS(add_second_joins(g, cycle_motif(6), 475, {472}, rng), Error);      // 472 + 3 is no base node
 }
 
 TEST_CASE("random_multigraph draws uniform endpoints and relations, the same for a seed", "[graph]") {

@@ -25,11 +25,31 @@ struct MotifGraph {
   static MotifGraph from_base(const EdgeList& base);
 };
 
-/// Plant `count` copies of `motif` (Ying et al. 2019): copy k takes the next motif.num_nodes
-/// node ids, gets motif id num_motifs + k and labels 1 + role, and its anchor is joined by
-/// one edge (not a motif edge) to a base node; the base nodes are `count` distinct nodes of
-/// 0..base_nodes-1 drawn uniformly from `rng`. Throws attend::Error when count > base_nodes.
-void attach_motifs(MotifGraph& graph, const NetworkMotif& motif, int64_t count, int64_t base_nodes, Rng& rng);
+/// `count` distinct nodes of 0..base_nodes-1 drawn uniformly from `rng` (Ying et al. 2019,
+/// Sec. 5: motifs attached to randomly selected nodes of the base graph), in draw order.
+/// Throws attend::Error unless 0 <= count <= base_nodes.
+std::vector<int64_t> random_base_nodes(int64_t count, int64_t base_nodes, Rng& rng);
+
+/// Every spacing-th node from 0, spacing = floor(base_nodes / count): k * spacing for k <
+/// count (the GNNExplainer authors' build_graph with rdm_basis_plugins=False, which built their
+/// released data: Tree-Cycles' 60 cycles on nodes 0, 8, ..., 472 of the 511-node tree).
+/// Throws attend::Error unless 1 <= count <= base_nodes.
+std::vector<int64_t> evenly_spaced_base_nodes(int64_t count, int64_t base_nodes);
+
+/// Plant one copy of `motif` per entry of `base_nodes` (Ying et al. 2019): copy k takes the
+/// next motif.num_nodes node ids, gets motif id num_motifs + k and labels 1 + role, and its
+/// anchor is joined by one edge (not a motif edge) to base_nodes[k], a node already in the
+/// graph. Throws attend::Error for a base node outside the graph.
+void attach_motifs(MotifGraph& graph, const NetworkMotif& motif, const std::vector<int64_t>& base_nodes);
+
+/// The second edge the GNNExplainer authors' build_graph (utils/synthetic_structsim.py) adds
+/// to a cycle: for each copy k of `motif` planted from node `first_copy` on (copy k holds
+/// first_copy + k * motif.num_nodes ...), with probability 1/2 an edge (not a motif edge)
+/// from its node a to node base_nodes[k] + b, a and b drawn uniformly from 1..3. Throws
+/// attend::Error unless the motif has at least 4 nodes and every base_nodes[k] + 3 lies below
+/// first_copy (a node of the base graph, so the edge is new).
+void add_second_joins(MotifGraph& graph, const NetworkMotif& motif, int64_t first_copy,
+                      const std::vector<int64_t>& base_nodes, Rng& rng);
 
 /// Add `count` noise edges, each between two distinct nodes drawn uniformly from the whole
 /// graph and redrawn while the pair is already joined (the perturbation of the GNNExplainer
