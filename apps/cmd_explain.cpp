@@ -559,6 +559,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
                    "objective on the training nodes (attend's addition)")
       ->check(in_range_of(pg, "restarts"))
       ->capture_default_str();
+  node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
+                 "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
+                 "authors' code)");
   node->add_option("--train-on", n->pg_training_nodes,
                    "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
       ->check(one_of(pg, "training_nodes"))

@@ -284,6 +284,34 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     }
     CHECK(more);  // the graph has edges out to the nodes L hops away
   }
+  SECTION("symmetric mask: the same as the plain mask where no edge has its reverse scored, not where they do") {
+    PgExplainerOptions sym = base;
+    sym.symmetric_mask = true;
+    auto largest_change = [&](const NodeClassifier& m) {  // the largest relative change of a score
+      const auto plain = pg_scores(m, data, base, training, explained), symmetric = pg_scores(m, data, sym, training, explained);
+      REQUIRE(plain.size() == symmetric.size());
+      double largest = 0.0;
+      for (std::size_t t = 0; t < plain.size(); ++t) {
+        REQUIRE(plain[t].numel() == symmetric[t].numel());
+        for (int64_t k = 0; k < plain[t].numel(); ++k) {
+          largest = std::max(largest, std::abs(double(symmetric[t][k]) - plain[t][k]) / (std::abs(double(plain[t][k])) + 1e-12));
+        }
+      }
+      return largest;
+    };
+    // Two layers: an explained edge between two nodes within one hop has its reverse explained too.
+    CHECK(largest_change(model) > 1e-2);
+    // A model of one message-passing layer: its explained edges all end at the target, so no
+    // edge's reverse is among them, and the symmetric mask is the plain one (up to the order in
+    // which a sample's gradient adds its two halves).
+    const Json gcn = {{"type", "gcn"},
+                      {"config", {{"in_channels", data.features.cols()}, {"out_channels", data.dataset.num_classes},
+                                  {"seed", 11}}}};
+    NodeClassifier one_hop(Json{{"layers", Json::array({gcn})}}, *registry);
+    one_hop.eval();
+    REQUIRE(one_hop.message_passing_hops() == 1);
+    CHECK(largest_change(one_hop) < 1e-4);
+  }
   SECTION("khop: also the edges joining two nodes L hops away, which faithfulness leaves as they are") {
     PgExplainerOptions khop = base;
     khop.scored_edges = PgScoredEdges::kKhop;
@@ -326,6 +354,7 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     all.training_label = PgTrainingLabel::kTrue;
     all.restarts = 2;
     all.initial_mask = 0.9;
+    all.symmetric_mask = true;
     for (PgScoredEdges edges : {PgScoredEdges::kSubgraph, PgScoredEdges::kKhop}) {
       all.scored_edges = edges;
       std::vector<Tensor> one, two;

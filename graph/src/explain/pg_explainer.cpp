@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "attend/core/adam.hpp"
@@ -45,6 +46,8 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
           .add("initial_mask", &O::initial_mask,
                "the noise-free mask sample every edge starts at (the MLP's output bias); 0.5: bias 0 (the authors')",
                OptionRange{0.0, 1.0, true, true})
+          .add("symmetric_mask", &O::symmetric_mask,
+               "mask both directions of an edge by the mean of their samples in training (the authors')")
           .choice("training_nodes", &O::training_nodes,
                   {{"train", PgTrainingNodes::kTrainSplit}, {"explained", PgTrainingNodes::kExplained}},
                   "the nodes the MLP is trained on: the training split or the explained nodes")
@@ -117,8 +120,28 @@ struct PgExplainer::TrainingNode {
   ComputationGraph cg;
   std::unique_ptr<TargetForward> pass;
   std::vector<int64_t> scored;  ///< local plain edges the MLP scores
+  /// [K] position in `scored` of each scored edge's reverse, itself when its reverse is not scored
+  std::vector<int64_t> reverse;
   int64_t explained_class = -1;
 };
+
+namespace {
+
+/// The position in `scored` (local plain edges of `cg`) of each one's reverse edge, its own
+/// where the reverse is not among them.
+std::vector<int64_t> reverse_positions(const ComputationGraph& cg, const std::vector<int64_t>& scored) {
+  const GraphView& plain = cg.data.graph.plain();
+  std::map<std::pair<int64_t, int64_t>, int64_t> position;  // (src, dst) -> position in scored
+  for (std::size_t k = 0; k < scored.size(); ++k) position[{plain.src[scored[k]], plain.dst[scored[k]]}] = static_cast<int64_t>(k);
+  std::vector<int64_t> reverse(scored.size());
+  for (std::size_t k = 0; k < scored.size(); ++k) {
+    const auto it = position.find({plain.dst[scored[k]], plain.src[scored[k]]});
+    reverse[k] = it == position.end() ? static_cast<int64_t>(k) : it->second;
+  }
+  return reverse;
+}
+
+}  // namespace
 
 PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options)
     : model_(model), data_(data), options_(options), embeddings_(explainer_embeddings(model, data)), last_loss_(NAN),
@@ -238,6 +261,7 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
     t.cg = std::move(cg);
     t.pass = std::make_unique<TargetForward>(model_, t.cg, 1);
     t.scored = scored_edges(t.cg);
+    t.reverse = reverse_positions(t.cg, t.scored);
     const int64_t label = data_.dataset.labels.empty() ? -1 : data_.dataset.labels[v];
     t.explained_class = options_.training_label == PgTrainingLabel::kTrue && label >= 0
                             ? label
@@ -246,9 +270,9 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
   if (training.empty()) throw InputError("pgexplainer: none of the " + std::to_string(nodes.size()) +
                                          " training nodes has an edge in its computation graph");
 
-  // Restart r starts from the MLP of seed + r (restart 0: the constructor's) and draws its node
-  // order and noise from seed + r; the restart with the lowest objective is kept (the first of
-  // equals).
+  // Restart r starts from the MLP of seed + r (restart 0: the MLP as it is, the constructor's
+  // before any training) and draws its node order and noise from seed + r; the restart with the
+  // lowest objective is kept (the first of equals).
   std::vector<float> best_values;
   double best_loss = NAN;
   for (int r = 0; r < options_.restarts; ++r) {
@@ -311,10 +335,14 @@ void PgExplainer::train_from(const std::vector<TrainingNode>& training, uint64_t
 
 Var PgExplainer::node_loss(const TrainingNode& t, const Tensor& noise, double temperature) const {
   const Var sample = concrete_sample(edge_logits(t.cg, t.scored), noise, temperature);  // [K]
-  // [E_sub]: the sample on the scored edges, 1 on the others
+  // [K] what the scored edges pass: the sample, or the mean of an edge's and its reverse's
+  const Var passed = options_.symmetric_mask
+                         ? ops::scale(ops::add(sample, ops::gather_rows(sample, t.reverse)), 0.5f)
+                         : sample;
+  // [E_sub]: `passed` on the scored edges, 1 on the others
   Tensor others({t.pass->num_edges()}, 1.0f);
   for (int64_t e : t.scored) others[e] = 0.0f;
-  const Var mask = ops::add(Var(others), ops::scatter_add_rows(sample, t.scored, t.pass->num_edges()));
+  const Var mask = ops::add(Var(others), ops::scatter_add_rows(passed, t.scored, t.pass->num_edges()));
   const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
   return ops::add(ops::scale(log_p, -1.0f),
                   mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));

@@ -30,6 +30,11 @@
 ///               step (the authors' code: 10 to 30 steps in all).
 ///   gradient_clip  each gradient entry clamped to [-g, g] before the step (the authors' 2.0);
 ///               0 (default): none.
+///   symmetric_mask  false (default): each direction of an edge is masked by its own sample;
+///               true: both by the mean of the two samples where both directions are scored,
+///               in the masked forward of training (the authors' _masked_adj: (M + M^T) / 2;
+///               the size and entropy terms read the samples themselves, as theirs do). The
+///               scores stay each direction's own (an AUC over undirected edges sums them).
 ///   training_label "predicted" (default): c is the model's predicted class on the unmasked
 ///               graph (an explainer explains the model, not the labels); "true": the node's
 ///               label (the authors' `miGroudTruth`, on by default in their code), for nodes
@@ -107,6 +112,7 @@ struct PgExplainerOptions {
   double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample; 0.5: u = 1/2, no noise
   double initial_mask = 0.5;       ///< the noise-free sample at the start: b2 = t0 log(m0 / (1 - m0)) (see above)
   int restarts = 1;                ///< MLPs trained (seeds seed .. seed + R - 1); the lowest objective is kept
+  bool symmetric_mask = false;     ///< in training, each direction passes (m_ij + m_ji) / 2 (the authors')
   double eps = 1e-15;              ///< inside the entropy's logarithms
   PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
   PgTrainingLabel training_label = PgTrainingLabel::kPredicted;
@@ -116,9 +122,9 @@ struct PgExplainerOptions {
   uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
 
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
-  /// temperature_end, sample_bias, restarts, initial_mask, training_nodes "train" |
-  /// "explained", training_label "predicted" | "true", update "node" | "epoch", gradient_clip,
-  /// scored_edges "explained" | "subgraph" | "khop", seed) and ranges.
+  /// temperature_end, sample_bias, restarts, initial_mask, symmetric_mask, training_nodes
+  /// "train" | "explained", training_label "predicted" | "true", update "node" | "epoch",
+  /// gradient_clip, scored_edges "explained" | "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
 };
 
