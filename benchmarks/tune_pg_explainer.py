@@ -30,7 +30,9 @@ SETTINGS = ["pgexplainer", "pgexplainer (explained nodes)", "pgexplainer (author
             "pgexplainer (initial mask 0.9; restarts 5; explained nodes)",
             "pgexplainer (size only; initial mask 0.9; restarts 5; explained nodes)",
             "pgexplainer (authors' coefficients; subgraph; restarts 5; explained nodes)",
-            "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)"]
+            "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (symmetric mask; size only; initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (authors' coefficients; subgraph; symmetric mask; explained nodes)"]
 
 
 def validation_motif_nodes(folder):
