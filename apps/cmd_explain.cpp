@@ -172,7 +172,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
     ProgressOptions progress;
     progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
     progress.out = &ctx.err;
-    ProgressLine line("pgexplainer epoch", pg_options.epochs, progress);
+    ProgressLine line("pgexplainer epoch", static_cast<int64_t>(pg_options.epochs) * pg_options.restarts, progress);
     pg->train(graph::pg_training_nodes(m.trained.data, nodes, pg_options),
               [&](int epoch, double loss) { line.update(epoch, {{"loss", loss}}); });
     line.finish();
@@ -228,6 +228,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
     if (pg) {
       summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
       summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());
+      summary["pgexplainer"]["objective"] = number_or_null(pg->objective());
     }
     write_json_file(a.json, summary);
   }
@@ -548,6 +549,19 @@ Command add_explain_command(CLI::App& parent, Context& context) {
                    "pgexplainer: the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise")
       ->check(in_range_of(pg, "sample_bias"))
       ->capture_default_str();
+  node->add_option("--initial-mask", n->pg.initial_mask,
+                   "pgexplainer: the mask every edge's first noise-free sample sits at (the MLP's output bias; "
+                   "attend's addition, 0.5: bias 0, the authors')")
+      ->check(in_range_of(pg, "initial_mask"))
+      ->capture_default_str();
+  node->add_option("--restarts", n->pg.restarts,
+                   "pgexplainer: train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free "
+                   "objective on the training nodes (attend's addition)")
+      ->check(in_range_of(pg, "restarts"))
+      ->capture_default_str();
+  node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
+                 "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
+                 "authors' code)");
   node->add_option("--train-on", n->pg_training_nodes,
                    "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
       ->check(one_of(pg, "training_nodes"))

@@ -92,6 +92,33 @@ VARIANTS = {"pgexplainer (explained nodes)": ("pgexplainer", lambda bench: ["--t
             "pgexplainer (authors' code; true labels; explained nodes)":
                 ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE +
                  ["--scored-edges", "subgraph", "--train-on", "explained", "--train-label", "true"])}
+# attend's additions (session 13): the MLP's first samples at 0.9 (--initial-mask) and the best
+# of 5 MLPs by the noise-free training objective (--restarts), with PyG's or the authors'
+# coefficients; `size only`: without the entropy term; `symmetric mask`: the authors' (m_ij + m_ji) / 2
+# in training (--symmetric-mask).
+PG_START = ["--initial-mask", "0.9"]
+PG_RESTARTS = ["--restarts", "5"]
+VARIANTS.update({
+    "pgexplainer (initial mask 0.9; explained nodes)":
+        ("pgexplainer", lambda bench: PG_START + ["--train-on", "explained"]),
+    "pgexplainer (initial mask 0.9; restarts 5)": ("pgexplainer", lambda bench: PG_START + PG_RESTARTS),
+    "pgexplainer (initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: PG_START + PG_RESTARTS + ["--train-on", "explained"]),
+    "pgexplainer (size only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0"] + PG_START + PG_RESTARTS + ["--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_RESTARTS + ["--scored-edges", "subgraph", "--train-on",
+                                                                         "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_START + PG_RESTARTS +
+         ["--scored-edges", "subgraph", "--train-on", "explained"]),
+    "pgexplainer (symmetric mask; size only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--symmetric-mask", "--edge-entropy", "0"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; symmetric mask; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--symmetric-mask", "--scored-edges", "subgraph",
+                                                           "--train-on", "explained"]),
+})
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 

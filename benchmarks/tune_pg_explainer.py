@@ -25,7 +25,14 @@ SETTINGS = ["pgexplainer", "pgexplainer (explained nodes)", "pgexplainer (author
             "pgexplainer (authors' coefficients; subgraph; explained nodes)",
             "pgexplainer (authors' code; explained nodes)", "pgexplainer (authors' code; true labels; explained nodes)",
             "pgexplainer (authors' coefficients; khop; explained nodes)",
-            "pgexplainer (authors' code; khop; explained nodes)"]
+            "pgexplainer (authors' code; khop; explained nodes)",
+            "pgexplainer (initial mask 0.9; explained nodes)", "pgexplainer (initial mask 0.9; restarts 5)",
+            "pgexplainer (initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (size only; initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (authors' coefficients; subgraph; restarts 5; explained nodes)",
+            "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (symmetric mask; size only; initial mask 0.9; restarts 5; explained nodes)",
+            "pgexplainer (authors' coefficients; subgraph; symmetric mask; explained nodes)"]
 
 
 def validation_motif_nodes(folder):

@@ -284,6 +284,34 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     }
     CHECK(more);  // the graph has edges out to the nodes L hops away
   }
+  SECTION("symmetric mask: the same as the plain mask where no edge has its reverse scored, not where they do") {
+    PgExplainerOptions sym = base;
+    sym.symmetric_mask = true;
+    auto largest_change = [&](const NodeClassifier& m) {  // the largest relative change of a score
+      const auto plain = pg_scores(m, data, base, training, explained), symmetric = pg_scores(m, data, sym, training, explained);
+      REQUIRE(plain.size() == symmetric.size());
+      double largest = 0.0;
+      for (std::size_t t = 0; t < plain.size(); ++t) {
+        REQUIRE(plain[t].numel() == symmetric[t].numel());
+        for (int64_t k = 0; k < plain[t].numel(); ++k) {
+          largest = std::max(largest, std::abs(double(symmetric[t][k]) - plain[t][k]) / (std::abs(double(plain[t][k])) + 1e-12));
+        }
+      }
+      return largest;
+    };
+    // Two layers: an explained edge between two nodes within one hop has its reverse explained too.
+    CHECK(largest_change(model) > 1e-2);
+    // A model of one message-passing layer: its explained edges all end at the target, so no
+    // edge's reverse is among them, and the symmetric mask is the plain one (up to the order in
+    // which a sample's gradient adds its two halves).
+    const Json gcn = {{"type", "gcn"},
+                      {"config", {{"in_channels", data.features.cols()}, {"out_channels", data.dataset.num_classes},
+                                  {"seed", 11}}}};
+    NodeClassifier one_hop(Json{{"layers", Json::array({gcn})}}, *registry);
+    one_hop.eval();
+    REQUIRE(one_hop.message_passing_hops() == 1);
+    CHECK(largest_change(one_hop) < 1e-4);
+  }
   SECTION("khop: also the edges joining two nodes L hops away, which faithfulness leaves as they are") {
     PgExplainerOptions khop = base;
     khop.scored_edges = PgScoredEdges::kKhop;
@@ -324,6 +352,9 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     all.update = PgUpdate::kPerEpoch;
     all.gradient_clip = 2.0;
     all.training_label = PgTrainingLabel::kTrue;
+    all.restarts = 2;
+    all.initial_mask = 0.9;
+    all.symmetric_mask = true;
     for (PgScoredEdges edges : {PgScoredEdges::kSubgraph, PgScoredEdges::kKhop}) {
       all.scored_edges = edges;
       std::vector<Tensor> one, two;
@@ -341,7 +372,8 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
   SECTION("bad values are refused with the option's name") {
     const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();
     for (const Json& bad : {Json{{"update", "batch"}}, Json{{"training_label", "gold"}}, Json{{"scored_edges", "all"}},
-                            Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}}) {
+                            Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}, Json{{"restarts", 0}},
+                            Json{{"initial_mask", 0.0}}, Json{{"initial_mask", 1.0}}, Json{{"initial_mask", 1.5}}}) {
       CAPTURE(bad.dump());
       try {
         list.check(list.from_json(bad));
@@ -353,5 +385,61 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     PgExplainerOptions negative = base;
     negative.gradient_clip = -0.5;
     CHECK_THROWS_AS(PgExplainer(model, data, negative), InputError);
+  }
+}
+
+TEST_CASE("PGExplainer's restarts keep the lowest objective, and its initial mask is the output bias", "[explain]") {
+  const auto registry = graph_registry();
+  PreparedNodeData data = prepare_node_data(featured_dataset(200, 600, 8, 3, false, 52), false);
+  NodeClassifier model(two_layer_model("gcn", data), *registry);
+  model.eval();
+  PgExplainerOptions base;
+  base.epochs = 3;
+  base.lr = 0.01;
+  base.seed = 4;
+  const std::vector<int64_t> training{3, 50, 77, 120, 199}, explained{50, 120, 199};
+
+  SECTION("restarts: the kept MLP is the single run of the lower objective, seed or seed + 1") {
+    std::vector<std::vector<Tensor>> scores;
+    std::vector<double> objectives;
+    for (uint64_t seed : {base.seed, base.seed + 1}) {
+      PgExplainerOptions one = base;
+      one.seed = seed;
+      PgExplainer explainer(model, data, one);
+      explainer.train(training);
+      objectives.push_back(explainer.objective());
+      scores.push_back(pg_scores(model, data, one, training, explained));
+    }
+    REQUIRE(std::isfinite(objectives[0]));
+    REQUIRE(objectives[0] != objectives[1]);
+    CHECK_FALSE(same_scores(scores[0], scores[1]));
+    PgExplainerOptions two = base;
+    two.restarts = 2;
+    PgExplainer explainer(model, data, two);
+    int epochs_seen = 0;
+    explainer.train(training, [&](int epoch, double) { epochs_seen = epoch; });
+    CHECK(epochs_seen == 2 * base.epochs);
+    const std::size_t lower = objectives[1] < objectives[0] ? 1 : 0;
+    CHECK(explainer.objective() == objectives[lower]);
+    CHECK(same_scores(pg_scores(model, data, two, training, explained), scores[lower]));
+    // The objective is the mean noise-free loss: the same for an explainer trained again.
+    PgExplainer again(model, data, two);
+    again.train(training);
+    CHECK(again.objective() == explainer.objective());
+  }
+  SECTION("initial mask m0: the untrained logits move by t0 log(m0 / (1 - m0)), 0.5 changes nothing") {
+    PgExplainerOptions high = base, half = base;
+    high.initial_mask = 0.9;
+    half.initial_mask = 0.5;
+    const PgExplainer plain(model, data, base), shifted(model, data, high), same(model, data, half);
+    const ComputationGraph cg = computation_graph(data, 50, model.message_passing_hops());
+    const Tensor a = plain.edge_logits(cg, cg.explained).value(), b = shifted.edge_logits(cg, cg.explained).value(),
+                 c = same.edge_logits(cg, cg.explained).value();
+    REQUIRE(a.numel() > 0);
+    const double bias = base.temperature_start * std::log(0.9 / 0.1);
+    for (int64_t k = 0; k < a.numel(); ++k) {
+      CHECK(b[k] - a[k] == Approx(bias).epsilon(1e-5));
+      CHECK(c[k] == a[k]);
+    }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "attend/core/adam.hpp"
@@ -38,6 +39,15 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
           .add("sample_bias", &O::sample_bias,
                "the concrete's uniforms are drawn from [b, 1 - b); 0.5: no noise (the authors' BA-Community notebook)",
                OptionRange{0.0, 0.5, false, false})
+          .add("restarts", &O::restarts,
+               "train this many MLPs (seeds seed, seed + 1, ...) and keep the one with the lowest noise-free "
+               "objective on the training nodes (attend's addition)",
+               OptionRange::at_least(1))
+          .add("initial_mask", &O::initial_mask,
+               "the noise-free mask sample every edge starts at (the MLP's output bias); 0.5: bias 0 (the authors')",
+               OptionRange{0.0, 1.0, true, true})
+          .add("symmetric_mask", &O::symmetric_mask,
+               "mask both directions of an edge by the mean of their samples in training (the authors')")
           .choice("training_nodes", &O::training_nodes,
                   {{"train", PgTrainingNodes::kTrainSplit}, {"explained", PgTrainingNodes::kExplained}},
                   "the nodes the MLP is trained on: the training split or the explained nodes")
@@ -106,20 +116,36 @@ Var mask_size_entropy(const Var& mask, double size, double entropy, double eps) 
                       });
 }
 
-namespace {
-
-/// What one training node needs at every epoch, built once.
-struct TrainingNode {
+struct PgExplainer::TrainingNode {
   ComputationGraph cg;
   std::unique_ptr<TargetForward> pass;
   std::vector<int64_t> scored;  ///< local plain edges the MLP scores
+  /// [K] position in `scored` of each scored edge's reverse, itself when its reverse is not scored
+  std::vector<int64_t> reverse;
   int64_t explained_class = -1;
 };
+
+namespace {
+
+/// The position in `scored` (local plain edges of `cg`) of each one's reverse edge, its own
+/// where the reverse is not among them.
+std::vector<int64_t> reverse_positions(const ComputationGraph& cg, const std::vector<int64_t>& scored) {
+  const GraphView& plain = cg.data.graph.plain();
+  std::map<std::pair<int64_t, int64_t>, int64_t> position;  // (src, dst) -> position in scored
+  for (std::size_t k = 0; k < scored.size(); ++k) position[{plain.src[scored[k]], plain.dst[scored[k]]}] = static_cast<int64_t>(k);
+  std::vector<int64_t> reverse(scored.size());
+  for (std::size_t k = 0; k < scored.size(); ++k) {
+    const auto it = position.find({plain.dst[scored[k]], plain.src[scored[k]]});
+    reverse[k] = it == position.end() ? static_cast<int64_t>(k) : it->second;
+  }
+  return reverse;
+}
 
 }  // namespace
 
 PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options)
-    : model_(model), data_(data), options_(options), embeddings_(explainer_embeddings(model, data)), last_loss_(NAN) {
+    : model_(model), data_(data), options_(options), embeddings_(explainer_embeddings(model, data)), last_loss_(NAN),
+      objective_(NAN) {
   PgExplainerOptions::option_list().check(options_);
   for (const NodeLayer* layer : model.layers()) {
     if (!layer->reads_in_neighbors_only()) {
@@ -127,13 +153,20 @@ PgExplainer::PgExplainer(const NodeClassifier& model, const PreparedNodeData& da
                        " reads more than a node's in-neighbours, so a node has no computation graph to explain");
     }
   }
-  const int64_t d = embeddings_.dim(1), h = options_.hidden;
-  Rng rng(mix64(options_.seed));
-  parameters_ = {{"w1", Var(init::glorot_uniform({3 * d, h}, 3 * d, h, rng), true)},
-                 {"b1", Var(Tensor({h}), true)},
-                 {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
-                 {"b2", Var(Tensor({1}), true)}};
+  parameters_ = initial_parameters(options_.seed);
   arena_ = ParameterArena(parameters_);
+}
+
+std::vector<std::pair<std::string, Var>> PgExplainer::initial_parameters(uint64_t seed) const {
+  const int64_t d = embeddings_.dim(1), h = options_.hidden;
+  // sigmoid(b2 / t0) = initial_mask: where the first samples sit before the noise
+  const double m0 = options_.initial_mask;
+  const auto b2 = static_cast<float>(options_.temperature_start * std::log(m0 / (1.0 - m0)));
+  Rng rng(mix64(seed));
+  return {{"w1", Var(init::glorot_uniform({3 * d, h}, 3 * d, h, rng), true)},
+          {"b1", Var(Tensor({h}), true)},
+          {"w2", Var(init::glorot_uniform({h, 1}, h, 1, rng), true)},
+          {"b2", Var(Tensor({1}, b2), true)}};
 }
 
 std::vector<int64_t> PgExplainer::scored_edges(const ComputationGraph& cg) const {
@@ -228,6 +261,7 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
     t.cg = std::move(cg);
     t.pass = std::make_unique<TargetForward>(model_, t.cg, 1);
     t.scored = scored_edges(t.cg);
+    t.reverse = reverse_positions(t.cg, t.scored);
     const int64_t label = data_.dataset.labels.empty() ? -1 : data_.dataset.labels[v];
     t.explained_class = options_.training_label == PgTrainingLabel::kTrue && label >= 0
                             ? label
@@ -236,10 +270,38 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
   if (training.empty()) throw InputError("pgexplainer: none of the " + std::to_string(nodes.size()) +
                                          " training nodes has an edge in its computation graph");
 
+  // Restart r starts from the MLP of seed + r (restart 0: the MLP as it is, the constructor's
+  // before any training) and draws its node order and noise from seed + r; the restart with the
+  // lowest objective is kept (the first of equals).
+  std::vector<float> best_values;
+  double best_loss = NAN;
+  for (int r = 0; r < options_.restarts; ++r) {
+    const uint64_t seed = options_.seed + static_cast<uint64_t>(r);
+    if (r > 0) {
+      const std::vector<std::pair<std::string, Var>> fresh = initial_parameters(seed);
+      for (std::size_t i = 0; i < fresh.size(); ++i) {
+        const Tensor& v = fresh[i].second.value();
+        std::copy(v.data(), v.data() + v.numel(), arena_.values().data() + arena_.slots()[i].offset);
+      }
+    }
+    train_from(training, seed, r * options_.epochs, after_epoch);
+    const double objective = training_objective(training);
+    if (r == 0 || objective < objective_) {
+      objective_ = objective;
+      best_loss = last_loss_;
+      best_values.assign(arena_.values().begin(), arena_.values().end());
+    }
+  }
+  std::copy(best_values.begin(), best_values.end(), arena_.values().begin());
+  last_loss_ = best_loss;
+}
+
+void PgExplainer::train_from(const std::vector<TrainingNode>& training, uint64_t seed, int epochs_before,
+                             const std::function<void(int, double)>& after_epoch) {
   AdamOptions adam_options;
   adam_options.lr = options_.lr;
   Adam adam(adam_options);
-  Rng rng(mix64(options_.seed ^ 0x9e3779b97f4a7c15ULL));  // order and noise; the MLP drew from mix64(seed)
+  Rng rng(mix64(seed ^ 0x9e3779b97f4a7c15ULL));  // order and noise; the MLP drew from mix64(seed)
   std::vector<std::size_t> order(training.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   const double b = options_.sample_bias;
@@ -260,22 +322,40 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
         noise[r] = static_cast<float>(std::log(u) - std::log1p(-u));
       }
       if (per_node) arena_.zero_grad();
-      const Var sample = concrete_sample(edge_logits(t.cg, t.scored), noise, temperature);  // [K]
-      // [E_sub]: the sample on the scored edges, 1 on the others
-      Tensor others({t.pass->num_edges()}, 1.0f);
-      for (int64_t e : t.scored) others[e] = 0.0f;
-      const Var mask = ops::add(Var(others), ops::scatter_add_rows(sample, t.scored, t.pass->num_edges()));
-      const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
-      Var loss = ops::add(ops::scale(log_p, -1.0f),
-                          mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));
+      Var loss = node_loss(t, noise, temperature);
       loss.backward();  // per epoch: the gradients of every node's loss add up in the arena
       if (per_node) step(adam);
       total += loss.value().item();
     }
     if (!per_node) step(adam);
     last_loss_ = total / static_cast<double>(training.size());
-    if (after_epoch) after_epoch(epoch + 1, last_loss_);
+    if (after_epoch) after_epoch(epochs_before + epoch + 1, last_loss_);
   }
+}
+
+Var PgExplainer::node_loss(const TrainingNode& t, const Tensor& noise, double temperature) const {
+  const Var sample = concrete_sample(edge_logits(t.cg, t.scored), noise, temperature);  // [K]
+  // [K] what the scored edges pass: the sample, or the mean of an edge's and its reverse's
+  const Var passed = options_.symmetric_mask
+                         ? ops::scale(ops::add(sample, ops::gather_rows(sample, t.reverse)), 0.5f)
+                         : sample;
+  // [E_sub]: `passed` on the scored edges, 1 on the others
+  Tensor others({t.pass->num_edges()}, 1.0f);
+  for (int64_t e : t.scored) others[e] = 0.0f;
+  const Var mask = ops::add(Var(others), ops::scatter_add_rows(passed, t.scored, t.pass->num_edges()));
+  const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
+  return ops::add(ops::scale(log_p, -1.0f),
+                  mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));
+}
+
+double PgExplainer::training_objective(const std::vector<TrainingNode>& training) const {
+  NoGradGuard no_grad;
+  double total = 0.0;
+  for (const TrainingNode& t : training) {
+    const Tensor no_noise({static_cast<int64_t>(t.scored.size())});  // u = 1/2
+    total += node_loss(t, no_noise, options_.temperature_end).value().item();
+  }
+  return total / static_cast<double>(training.size());
 }
 
 void PgExplainer::step(Adam& adam) {

@@ -30,6 +30,11 @@
 ///               step (the authors' code: 10 to 30 steps in all).
 ///   gradient_clip  each gradient entry clamped to [-g, g] before the step (the authors' 2.0);
 ///               0 (default): none.
+///   symmetric_mask  false (default): each direction of an edge is masked by its own sample;
+///               true: both by the mean of the two samples where both directions are scored,
+///               in the masked forward of training (the authors' _masked_adj: (M + M^T) / 2;
+///               the size and entropy terms read the samples themselves, as theirs do). The
+///               scores stay each direction's own (an AUC over undirected edges sums them).
 ///   training_label "predicted" (default): c is the model's predicted class on the unmasked
 ///               graph (an explainer explains the model, not the labels); "true": the node's
 ///               label (the authors' `miGroudTruth`, on by default in their code), for nodes
@@ -46,6 +51,20 @@
 ///               full graph: every edge of the L-hop induced subgraph, as the authors' code and
 ///               the khop-undirected protocol (motif_edge_auc.hpp) count them. They are not
 ///               trained on (no mask of theirs enters the loss).
+///
+/// attend's additions (not in the paper, the authors' code or PyG; defaults leave them off):
+///   initial_mask m0  the MLP's output bias starts at b2 = t0 log(m0 / (1 - m0)), so every
+///               edge's first noise-free sample is m0 (0.5, bias 0: the authors' and PyG's
+///               start). A model whose prediction needs nearly every edge (a GCN summing the
+///               messages of constant features counts neighbours: on attend's tree-grid the
+///               predicted class keeps p = 0.10 under a uniform mask up to 0.7 and 0.87 at 1)
+///               gives the prediction term no gradient at masks near 0.5, and the size and
+///               entropy terms then drive every mask to 0 in the first epoch, where the
+///               sigmoid saturates and training stops: m0 near 1 starts where the prediction
+///               holds (docs/results.md, session 13).
+///   restarts R  R MLPs trained from seeds seed .. seed + R - 1 (initialisation, node order
+///               and noise); the one with the lowest objective() on the training nodes is
+///               kept: chosen without any ground truth.
 ///
 /// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
 /// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
@@ -91,6 +110,9 @@ struct PgExplainerOptions {
   double temperature_start = 5.0;  ///< t0 of the binary concrete's temperature schedule
   double temperature_end = 2.0;    ///< t1, reached after the last epoch
   double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample; 0.5: u = 1/2, no noise
+  double initial_mask = 0.5;       ///< the noise-free sample at the start: b2 = t0 log(m0 / (1 - m0)) (see above)
+  int restarts = 1;                ///< MLPs trained (seeds seed .. seed + R - 1); the lowest objective is kept
+  bool symmetric_mask = false;     ///< in training, each direction passes (m_ij + m_ji) / 2 (the authors')
   double eps = 1e-15;              ///< inside the entropy's logarithms
   PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
   PgTrainingLabel training_label = PgTrainingLabel::kPredicted;
@@ -100,9 +122,9 @@ struct PgExplainerOptions {
   uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
 
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
-  /// temperature_end, sample_bias, training_nodes "train" | "explained", training_label
-  /// "predicted" | "true", update "node" | "epoch", gradient_clip, scored_edges "explained" |
-  /// "subgraph" | "khop", seed) and ranges.
+  /// temperature_end, sample_bias, restarts, initial_mask, symmetric_mask, training_nodes
+  /// "train" | "explained", training_label "predicted" | "true", update "node" | "epoch",
+  /// gradient_clip, scored_edges "explained" | "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
 };
 
@@ -130,8 +152,9 @@ class PgExplainer {
   PgExplainer(const NodeClassifier& model, const PreparedNodeData& data, const PgExplainerOptions& options = {});
 
   /// Train the MLP on dataset nodes `nodes` (each with a computation graph of at least one
-  /// explained edge; the others are skipped). `after_epoch`, when given, receives each epoch's
-  /// number (1-based) and mean loss. The model's parameters receive no gradient (their
+  /// explained edge; the others are skipped), options.restarts times (see above). `after_epoch`,
+  /// when given, receives each epoch's number (1-based, counted on across restarts: 1 ..
+  /// restarts x epochs) and mean loss. The model's parameters receive no gradient (their
   /// requires_grad is off during the call and restored). Deterministic for a seed and
   /// bit-identical for any thread count. Throws attend::InputError when no node has an edge
   /// to explain.
@@ -149,10 +172,25 @@ class PgExplainer {
   std::pair<std::vector<int64_t>, std::vector<float>> outer_edge_scores(const ComputationGraph& cg) const;
 
   const PgExplainerOptions& options() const { return options_; }
-  /// The mean loss of the last epoch trained (NaN before training).
+  /// The mean loss of the last epoch trained (of the restart kept; NaN before training).
   double last_loss() const { return last_loss_; }
+  /// The noise-free objective of the MLP kept, over the training nodes (NaN before training):
+  /// the mean over them of the loss above with u = 1/2 (no noise) at temperature t1.
+  double objective() const { return objective_; }
 
  private:
+  struct TrainingNode;
+  /// The MLP's parameters drawn from `seed` (see above).
+  std::vector<std::pair<std::string, Var>> initial_parameters(uint64_t seed) const;
+  /// One training run from the arena's current values: node order and noise drawn from `seed`;
+  /// after_epoch gets epochs_before + the epoch's number.
+  void train_from(const std::vector<TrainingNode>& training, uint64_t seed, int epochs_before,
+                  const std::function<void(int, double)>& after_epoch);
+  /// The loss of one training node with the concrete noise `noise` [K] at `temperature`.
+  Var node_loss(const TrainingNode& t, const Tensor& noise, double temperature) const;
+  /// The mean noise-free loss over `training` (objective()).
+  double training_objective(const std::vector<TrainingNode>& training) const;
+
   /// The MLP's logits of the edges src[k] -> dst[k] (dataset node ids) for `target` [K].
   Var pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const;
   /// One Adam step on the arena's gradients, clamped to [-gradient_clip, gradient_clip].
@@ -165,6 +203,7 @@ class PgExplainer {
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
   ParameterArena arena_;
   double last_loss_;
+  double objective_;
 };
 
 /// The dataset nodes PGExplainer trains on for explaining `explained`: the training split or
