@@ -77,21 +77,34 @@ TEST_CASE("attention heads: mean and max", "[explain]") {
   CHECK_THROWS_AS(head_reduction_from_name("sum"), InputError);
 }
 
-TEST_CASE("feature gradient of the explained quantity matches finite differences (gat, gcn, rgcn)", "[explain]") {
+TEST_CASE("feature and edge-mask gradients of the explained quantity match finite differences (gat, gcn, rgcn)",
+          "[explain]") {
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "gcn", "rgcn"}) {
     CAPTURE(layer);
     TinyNodeModel tiny(layer, 40, 60, 4, 3, 8);
     NodeClassifier& model = tiny.model;
     const ComputationGraph cg = computation_graph(tiny.data, 5, 2);
+    // The features, for class 1.
     const Tensor x = dense_features(cg);
-    const Tensor g = feature_gradient(model, TargetForward(model, cg, 1), x, 1).gradient;
-    auto f = [&](const Tensor& input) {
+    const Tensor of_x = feature_gradient(model, TargetForward(model, cg, 1), x, 1).gradient;
+    auto f_of_x = [&](const Tensor& input) {
       NoGradGuard no_grad;
       return static_cast<double>(
           target_log_probability(model, NodeFeatures(Var(input)), cg.data.graph, {cg.target}, {1}).value().item());
     };
-    CHECK(check_central_differences(g, x, f, 3) > 3);
+    CHECK(check_central_differences(of_x, x, f_of_x, 3) > 3);
+    // The edge mask at 1, for class 2.
+    const Tensor ones({cg.data.graph.plain().num_edges()}, 1.0f);
+    const Tensor of_mask = edge_gradient(model, TargetForward(model, cg, 1), ones, 2).gradient;
+    auto f_of_mask = [&](const Tensor& mask) {
+      NoGradGuard no_grad;
+      return static_cast<double>(target_log_probability(model, cg.data.features, cg.data.graph.with_edge_mask(Var(mask)),
+                                                        {cg.target}, {2})
+                                     .value()
+                                     .item());
+    };
+    CHECK(check_central_differences(of_mask, ones, f_of_mask, 1) > 3);
   }
 }
 
@@ -217,26 +230,6 @@ TEST_CASE("explain_node: attention needs attention layers, and classes are check
   const NodeExplanation e = explain_node(gcn.model, gcn.data, 0, o);
   CHECK(e.explained_class == 1);
   CHECK(e.feature_score.size() == 3);
-}
-
-TEST_CASE("edge-mask gradient of the explained quantity matches finite differences (gat, gcn, rgcn)", "[explain]") {
-  ScopedThreads threads(1);
-  for (const std::string layer : {"gat", "gcn", "rgcn"}) {
-    CAPTURE(layer);
-    TinyNodeModel tiny(layer, 40, 60, 4, 3, 8);
-    NodeClassifier& model = tiny.model;
-    const ComputationGraph cg = computation_graph(tiny.data, 5, 2);
-    const Tensor ones({cg.data.graph.plain().num_edges()}, 1.0f);
-    const Tensor g = edge_gradient(model, TargetForward(model, cg, 1), ones, 2).gradient;
-    auto f = [&](const Tensor& mask) {
-      NoGradGuard no_grad;
-      return static_cast<double>(target_log_probability(model, cg.data.features, cg.data.graph.with_edge_mask(Var(mask)),
-                                                        {cg.target}, {2})
-                                     .value()
-                                     .item());
-    };
-    CHECK(check_central_differences(g, ones, f, 1) > 3);
-  }
 }
 
 TEST_CASE("faithfulness: keeping every scored item changes no prediction", "[explain]") {
