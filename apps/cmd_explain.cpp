@@ -10,7 +10,9 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <tuple>
+#include <type_traits>
 
 #include "attend/bio/contact_explanation.hpp"
 #include "attend/bio/contact_explanation_files.hpp"
@@ -46,12 +48,17 @@ namespace attend::cli {
 
 namespace {
 
-struct NodeArgs {
-  std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
+/// The path of integrated gradients (core/path_integral.hpp: PathSteps) as options say it.
+struct PathArgs {
   int steps = 50;
   std::string rule = "midpoint";
   double max_gap = 0.0;
   int max_steps = 2000;
+};
+
+struct NodeArgs {
+  std::string data, checkpoint, nodes, split, method, heads = "mean", out, json, ground_truth;
+  PathArgs path;
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   graph::PgExplainerOptions pg;  ///< pgexplainer (its seed is --seed)
@@ -73,10 +80,7 @@ struct ContactsArgs {
   std::string msa, format = "auto", query, method, model, pair, out, json;
   bio::ContactTruthSource truth;
   std::shared_ptr<const CommandFiles> files;  ///< the file options, for the shipped model
-  int steps = 50;
-  std::string rule = "midpoint";
-  double max_gap = 0.0;
-  int max_steps = 2000;
+  PathArgs path;
   int64_t heads = 0;
   int max_iterations = 0;
   uint64_t seed = 0;
@@ -141,10 +145,10 @@ int run_node(const NodeArgs& a, Context& ctx) {
   const std::vector<int64_t> nodes = target_nodes(a, d);
   graph::ExplainOptions options;
   options.method = graph::explain_method_from_name(a.method);
-  options.steps = a.steps;
-  options.rule = quadrature_from_name(a.rule);
-  options.max_gap = a.max_gap;
-  options.max_steps = a.max_steps;
+  options.steps = a.path.steps;
+  options.rule = quadrature_from_name(a.path.rule);
+  options.max_gap = a.path.max_gap;
+  options.max_steps = a.path.max_steps;
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
   options.seed = a.seed;
@@ -181,8 +185,8 @@ int run_node(const NodeArgs& a, Context& ctx) {
 
   graph::ExplanationSet set;
   set.method = a.method;
-  set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.steps : 0;
-  set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.rule : "";
+  set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.path.steps : 0;
+  set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.path.rule : "";
   set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
   set.num_features = d.num_features();
   ProgressOptions progress;
@@ -224,7 +228,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   if (!a.json.empty()) {
     nlohmann::json summary = {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
                               {"steps", set.steps}, {"rule", set.rule},
-                              {"max_gap", a.max_gap}, {"max_steps", a.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
+                              {"max_gap", a.path.max_gap}, {"max_steps", a.path.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
     if (pg) {
       summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
       summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());
@@ -243,12 +247,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
     if (!std::isnan(x.feature_completeness_gap)) {
       ctx.out << "; features: completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
               << fixed(x.value - x.feature_baseline_value, 5);
-      if (a.max_gap > 0.0) ctx.out << " (" << x.feature_steps << " steps)";
+      if (a.path.max_gap > 0.0) ctx.out << " (" << x.feature_steps << " steps)";
     }
     if (!std::isnan(x.edge_completeness_gap)) {
       ctx.out << "; edges: completeness gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
               << fixed(x.value - x.edge_baseline_value, 5);
-      if (a.max_gap > 0.0) ctx.out << " (" << x.edge_steps << " steps)";
+      if (a.path.max_gap > 0.0) ctx.out << " (" << x.edge_steps << " steps)";
     }
     ctx.out << "\n";
     if (x.edge_score.empty()) continue;
@@ -372,7 +376,7 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   const std::optional<bio::ContactMap> truth = load_truth(a.truth, input.alignment.sequence(0), L, a.msa, ctx.err);
   options.truth = truth ? &*truth : nullptr;
   if (!a.pair.empty()) options.pair = parse_pair(a.pair);
-  options.path = {quadrature_from_name(a.rule), a.steps, a.max_gap, a.max_steps};
+  options.path = {quadrature_from_name(a.path.rule), a.path.steps, a.path.max_gap, a.path.max_steps};
   if (a.heads > 0) options.factored.n_heads = a.heads;
   if (a.max_iterations > 0) {
     options.factored.optimizer.max_iterations = a.max_iterations;
@@ -398,7 +402,7 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   step_options.out = &ctx.err;
   std::unique_ptr<ProgressLine> steps;
   bio::ContactExplainProgress progress{fit.callback(), [&](int64_t done) {
-                                         if (!steps) steps = std::make_unique<ProgressLine>("step", a.steps, step_options);
+                                         if (!steps) steps = std::make_unique<ProgressLine>("step", a.path.steps, step_options);
                                          steps->update(done, {});
                                        }};
   const bio::ContactExplanation x = bio::explain_contacts(input, a.msa, options, progress);
@@ -478,6 +482,37 @@ int run_contacts(const ContactsArgs& a, Context& ctx) {
   return 0;
 }
 
+/// --steps (at least `min_steps`; `steps_help`), --rule, --max-gap and --max-steps into `path`,
+/// each help text led by `who`, the method they apply to.
+void add_path_options(CLI::App* app, PathArgs& path, const std::string& who, const std::string& steps_help, int min_steps) {
+  app->add_option("--steps", path.steps, who + ": " + steps_help)->check(CLI::Range(min_steps, 100000))->capture_default_str();
+  app->add_option("--rule", path.rule, who + ": quadrature rule of the integrated gradients (midpoint, gauss-legendre)")
+      ->check(CLI::IsMember(quadrature_names()).description(""))
+      ->capture_default_str();
+  app->add_option("--max-gap", path.max_gap,
+                  who + ": refine the steps (midpoint x3, gauss-legendre x2) until the completeness gap is at most "
+                        "this fraction of |f(x) - f(0)| (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app->add_option("--max-steps", path.max_steps, who + " with --max-gap: the most steps")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+}
+
+/// `flag` for PgExplainerOptions' option `key` into `value`, checked as its option list
+/// declares it: a name (`one_of`) for a string, else a number in its range.
+template <class T>
+void add_pg_option(CLI::App* app, const std::string& flag, T& value, const std::string& key, const std::string& help) {
+  const OptionList<graph::PgExplainerOptions>& pg = graph::PgExplainerOptions::option_list();
+  CLI::Option* option = app->add_option(flag, value, "pgexplainer: " + help);
+  if constexpr (std::is_same_v<T, std::string>) {
+    option->check(one_of(pg, key));
+  } else {
+    option->check(in_range_of(pg, key));
+  }
+  option->capture_default_str();
+}
+
 }  // namespace
 
 Command add_explain_command(CLI::App& parent, Context& context) {
@@ -501,20 +536,7 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   node->add_option("--method", n->method, "Attribution method: " + methods)
       ->required()
       ->check(CLI::IsMember(graph::explain_method_names()).description(""));
-  node->add_option("--steps", n->steps, "integrated-gradients: points of the path integral")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  node->add_option("--rule", n->rule, "integrated-gradients: quadrature rule (midpoint, gauss-legendre)")
-      ->check(CLI::IsMember(quadrature_names()).description(""))
-      ->capture_default_str();
-  node->add_option("--max-gap", n->max_gap,
-                   "integrated-gradients: refine the steps per node (midpoint x3, gauss-legendre x2) until the "
-                   "completeness gap is at most this fraction of |f(x) - f(0)| (0: off)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  node->add_option("--max-steps", n->max_steps, "integrated-gradients with --max-gap: the most steps a node gets")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
+  add_path_options(node, n->path, "integrated-gradients", "points of the path integral", 1);
   node->add_option("--heads", n->heads, "attention: reduce the heads by mean or max")
       ->check(CLI::IsMember({"mean", "max"}))
       ->capture_default_str();
@@ -524,68 +546,39 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->check(seed())
       ->capture_default_str();
   // pgexplainer's options: the ranges and names are those its option list declares.
-  const OptionList<graph::PgExplainerOptions>& pg = graph::PgExplainerOptions::option_list();
-  node->add_option("--epochs", n->pg.epochs, "pgexplainer: passes over the training nodes")
-      ->check(in_range_of(pg, "epochs"))
-      ->capture_default_str();
-  node->add_option("--lr", n->pg.lr, "pgexplainer: Adam's learning rate")->check(in_range_of(pg, "lr"))->capture_default_str();
-  node->add_option("--hidden", n->pg.hidden, "pgexplainer: width of the mask MLP's hidden layer")
-      ->check(in_range_of(pg, "hidden"))
-      ->capture_default_str();
-  node->add_option("--edge-size", n->pg.edge_size, "pgexplainer: weight of the sum of the sampled edge mask")
-      ->check(in_range_of(pg, "edge_size"))
-      ->capture_default_str();
-  node->add_option("--edge-entropy", n->pg.edge_entropy, "pgexplainer: weight of the mean entropy of the sampled edge mask")
-      ->check(in_range_of(pg, "edge_entropy"))
-      ->capture_default_str();
-  node->add_option("--temperature-start", n->pg.temperature_start,
-                   "pgexplainer: binary concrete temperature at the first epoch (falls geometrically)")
-      ->check(in_range_of(pg, "temperature_start"))
-      ->capture_default_str();
-  node->add_option("--temperature-end", n->pg.temperature_end, "pgexplainer: temperature after the last epoch")
-      ->check(in_range_of(pg, "temperature_end"))
-      ->capture_default_str();
-  node->add_option("--sample-bias", n->pg.sample_bias,
-                   "pgexplainer: the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise")
-      ->check(in_range_of(pg, "sample_bias"))
-      ->capture_default_str();
-  node->add_option("--initial-mask", n->pg.initial_mask,
-                   "pgexplainer: the mask every edge's first noise-free sample sits at (the MLP's output bias; "
-                   "attend's addition, 0.5: bias 0, the authors')")
-      ->check(in_range_of(pg, "initial_mask"))
-      ->capture_default_str();
-  node->add_option("--restarts", n->pg.restarts,
-                   "pgexplainer: train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free "
-                   "objective on the training nodes (attend's addition)")
-      ->check(in_range_of(pg, "restarts"))
-      ->capture_default_str();
+  add_pg_option(node, "--epochs", n->pg.epochs, "epochs", "passes over the training nodes");
+  add_pg_option(node, "--lr", n->pg.lr, "lr", "Adam's learning rate");
+  add_pg_option(node, "--hidden", n->pg.hidden, "hidden", "width of the mask MLP's hidden layer");
+  add_pg_option(node, "--edge-size", n->pg.edge_size, "edge_size", "weight of the sum of the sampled edge mask");
+  add_pg_option(node, "--edge-entropy", n->pg.edge_entropy, "edge_entropy",
+                "weight of the mean entropy of the sampled edge mask");
+  add_pg_option(node, "--temperature-start", n->pg.temperature_start, "temperature_start",
+                "binary concrete temperature at the first epoch (falls geometrically)");
+  add_pg_option(node, "--temperature-end", n->pg.temperature_end, "temperature_end", "temperature after the last epoch");
+  add_pg_option(node, "--sample-bias", n->pg.sample_bias, "sample_bias",
+                "the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise");
+  add_pg_option(node, "--initial-mask", n->pg.initial_mask, "initial_mask",
+                "the mask every edge's first noise-free sample sits at (the MLP's output bias; attend's addition, "
+                "0.5: bias 0, the authors')");
+  add_pg_option(node, "--restarts", n->pg.restarts, "restarts",
+                "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
+                "training nodes (attend's addition)");
   node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
                  "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
                  "authors' code)");
-  node->add_option("--train-on", n->pg_training_nodes,
-                   "pgexplainer: train the MLP on the training split (train) or on the explained nodes (explained)")
-      ->check(one_of(pg, "training_nodes"))
-      ->capture_default_str();
-  node->add_option("--train-label", n->pg_training_label,
-                   "pgexplainer: the class the training loss explains: the model's prediction (predicted) or the "
-                   "node's label (true, the authors' code)")
-      ->check(one_of(pg, "training_label"))
-      ->capture_default_str();
-  node->add_option("--update", n->pg_update,
-                   "pgexplainer: one Adam step per training node (node) or one per epoch on the summed loss (epoch, "
-                   "the authors' code)")
-      ->check(one_of(pg, "update"))
-      ->capture_default_str();
-  node->add_option("--gradient-clip", n->pg.gradient_clip,
-                   "pgexplainer: clamp each gradient entry to [-G, G] before a step (the authors' code: 2); 0: none")
-      ->check(in_range_of(pg, "gradient_clip"))
-      ->capture_default_str();
-  node->add_option("--scored-edges", n->pg_scored_edges,
-                   "pgexplainer: score the computation graph's explained edges (explained), every edge of its "
-                   "subgraph, both directions (subgraph), or also the edges joining two nodes L hops away: every "
-                   "edge of the L-hop induced subgraph (khop, the authors' code)")
-      ->check(one_of(pg, "scored_edges"))
-      ->capture_default_str();
+  add_pg_option(node, "--train-on", n->pg_training_nodes, "training_nodes",
+                "train the MLP on the training split (train) or on the explained nodes (explained)");
+  add_pg_option(node, "--train-label", n->pg_training_label, "training_label",
+                "the class the training loss explains: the model's prediction (predicted) or the node's label (true, "
+                "the authors' code)");
+  add_pg_option(node, "--update", n->pg_update, "update",
+                "one Adam step per training node (node) or one per epoch on the summed loss (epoch, the authors' code)");
+  add_pg_option(node, "--gradient-clip", n->pg.gradient_clip, "gradient_clip",
+                "clamp each gradient entry to [-G, G] before a step (the authors' code: 2); 0: none");
+  add_pg_option(node, "--scored-edges", n->pg_scored_edges, "scored_edges",
+                "score the computation graph's explained edges (explained), every edge of its subgraph, both "
+                "directions (subgraph), or also the edges joining two nodes L hops away: every edge of the L-hop "
+                "induced subgraph (khop, the authors' code)");
   node->add_option("--class", n->class_id, "Explain this class (0-based) instead of the predicted one")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   node->add_option("--top-k", n->top_k, "Print each node's K highest-scored edges")->check(CLI::Range(int64_t{1}, int64_t{1} << 40))->capture_default_str();
   node_files->input(node->add_option("--ground-truth", n->ground_truth,
@@ -651,20 +644,7 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   contacts->add_option("--pair", c->pair,
                        "evoformer: the contact to attribute, 1-based columns (default: the top-scored pair at least 24 apart)")
       ->type_name("I,J");
-  contacts->add_option("--steps", c->steps, "evoformer: integrated-gradients steps (0: the heads only, no attribution)")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  contacts->add_option("--rule", c->rule, "evoformer: quadrature rule of the integrated gradients (midpoint, gauss-legendre)")
-      ->check(CLI::IsMember(quadrature_names()).description(""))
-      ->capture_default_str();
-  contacts->add_option("--max-gap", c->max_gap,
-                       "evoformer: refine the steps (midpoint x3, gauss-legendre x2) until the completeness gap is at "
-                       "most this fraction of |f(x) - f(0)| (0: off)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  contacts->add_option("--max-steps", c->max_steps, "evoformer with --max-gap: the most steps")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
+  add_path_options(contacts, c->path, "evoformer", "integrated-gradients steps (0: the heads only, no attribution)", 0);
   contacts->add_option("--heads", c->heads, "factored: attention heads (default 16)")->check(at_least(1));
   contacts->add_option("--max-iterations", c->max_iterations,
                        "L-BFGS iterations at most of the fit (factored; evoformer's potts scores when --msa stores none)")

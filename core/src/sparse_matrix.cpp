@@ -97,29 +97,39 @@ SparseMatrix SparseMatrix::block_diagonal(int64_t copies) const {
     std::copy(values_.begin(), values_.end(), m.values_.begin() + k * stored);
   }
   m.pattern_ = std::move(pattern);
-  if (transpose_) {  // the transpose's copies, and its positions in copy k's entries
-    m.transpose_ = std::make_shared<const SparseMatrix>(transpose_->block_diagonal(copies));
-    auto positions = std::make_shared<std::vector<int64_t>>(m.values_.size());
+  std::shared_ptr<const SparseMatrix> transpose;
+  std::shared_ptr<const std::vector<int64_t>> positions;
+  {
+    const std::lock_guard<std::mutex> lock(transpose_cache_->mutex);
+    transpose = transpose_cache_->transpose;
+    positions = transpose_cache_->positions;
+  }
+  if (transpose) {  // the transpose's copies, and its positions in copy k's entries
+    m.transpose_cache_->transpose = std::make_shared<const SparseMatrix>(transpose->block_diagonal(copies));
+    auto copied = std::make_shared<std::vector<int64_t>>(m.values_.size());
     for (int64_t k = 0; k < copies; ++k) {
-      for (int64_t p = 0; p < stored; ++p) (*positions)[k * stored + p] = k * stored + (*transpose_positions_)[p];
+      for (int64_t p = 0; p < stored; ++p) (*copied)[k * stored + p] = k * stored + (*positions)[p];
     }
-    m.transpose_positions_ = std::move(positions);
+    m.transpose_cache_->positions = std::move(copied);
   }
   return m;
 }
 
-const SparseMatrix& SparseMatrix::transpose() const {
-  if (transpose_) return *transpose_;
+const SparseMatrix::TransposeCache& SparseMatrix::built_transpose() const {
+  TransposeCache& cache = *transpose_cache_;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.transpose) return cache;
   auto t = std::make_shared<SparseMatrix>();
   t->rows_ = cols_;
   t->cols_ = rows_;
   t->values_.resize(values_.size());
-  if (pattern_transpose_) {  // the pattern's transpose exists: gather this matrix's values into it
-    t->pattern_ = pattern_transpose_->pattern_;
-    const std::vector<int64_t>& positions = *transpose_positions_;
+  if (pattern_source_) {  // the pattern's transpose exists: gather this matrix's values into it
+    t->pattern_ = pattern_source_->transpose->pattern_;
+    const std::vector<int64_t>& positions = *pattern_source_->positions;
     for (std::size_t pos = 0; pos < positions.size(); ++pos) t->values_[pos] = values_[positions[pos]];
-    transpose_ = std::move(t);
-    return *transpose_;
+    cache.transpose = std::move(t);
+    cache.positions = pattern_source_->positions;
+    return cache;
   }
   const std::vector<int64_t>& indptr = pattern_->indptr;
   const std::vector<int64_t>& indices = pattern_->indices;
@@ -139,15 +149,14 @@ const SparseMatrix& SparseMatrix::transpose() const {
     }
   }
   t->pattern_ = std::move(pattern);
-  transpose_ = std::move(t);
-  transpose_positions_ = std::move(positions);
-  return *transpose_;
+  cache.transpose = std::move(t);
+  cache.positions = std::move(positions);
+  return cache;
 }
 
-const std::vector<int64_t>& SparseMatrix::transpose_positions() const {
-  transpose();
-  return *transpose_positions_;
-}
+const SparseMatrix& SparseMatrix::transpose() const { return *built_transpose().transpose; }
+
+const std::vector<int64_t>& SparseMatrix::transpose_positions() const { return *built_transpose().positions; }
 
 Tensor SparseMatrix::to_dense() const {
   Tensor out({rows_, cols_});
@@ -164,9 +173,8 @@ SparseMatrix SparseMatrix::with_values(std::vector<float> values) const {
   m.cols_ = cols_;
   m.pattern_ = pattern_;
   m.values_ = std::move(values);
-  transpose();  // built once here (if not yet), so that every copy's transpose shares its pattern
-  m.pattern_transpose_ = transpose_;
-  m.transpose_positions_ = transpose_positions_;
+  built_transpose();  // built once here (if not yet), so that every copy's transpose shares its pattern
+  m.pattern_source_ = transpose_cache_;
   return m;
 }
 
@@ -174,7 +182,7 @@ SparseMatrix SparseMatrix::with_differentiable_values(Var values) const {
   ATTEND_CHECK(!values.defined() || values.value().shape() == (Shape{nnz()}),
                "SparseMatrix::with_differentiable_values: values of shape "
                    << shape_to_string(values.value().shape()) << " for " << nnz() << " stored entries");
-  transpose();  // built once here, so the copy and this matrix share it
+  built_transpose();  // built once here, so the copy and this matrix share it
   SparseMatrix m = *this;
   m.differentiable_values_ = std::move(values);
   return m;
@@ -187,7 +195,7 @@ void SparseMatrix::normalize_rows() {
     if (s == 0.0) continue;
     for (int64_t k = indptr()[r]; k < indptr()[r + 1]; ++k) values_[k] = static_cast<float>(values_[k] / s);
   }
-  transpose_.reset();  // its values changed; transpose_positions_ (of the pattern) still hold
+  transpose_cache_ = std::make_shared<TransposeCache>();  // the values changed: transposed afresh
 }
 
 }  // namespace attend

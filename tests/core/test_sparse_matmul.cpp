@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <latch>
+#include <thread>
+
 #include "attend/core/error.hpp"
 #include "attend/core/ops/matmul.hpp"
 #include "attend/core/ops/shape.hpp"
@@ -60,6 +63,62 @@ TEST_CASE("a matrix with other values shares the pattern and transposes as one b
   CHECK(copy.values() == normalized.values());
   same_transpose(copy, normalized);
   CHECK(m.values() != copy.values());  // the original keeps its own values
+}
+
+TEST_CASE("threads asking at once for the transpose or for copies with other values share one transpose", "[core]") {
+  // 400k stored entries: building the transpose takes long enough for the threads to meet in it.
+  const int64_t rows = 2000, cols = 1500, stored = 400000;
+  Rng rng(43);
+  std::vector<int64_t> row(stored), col(stored);
+  std::vector<float> value(stored);
+  for (int64_t k = 0; k < stored; ++k) {
+    row[k] = static_cast<int64_t>(rng.below(rows));
+    col[k] = static_cast<int64_t>(rng.below(cols));
+    value[k] = rng.uniform(-1.0f, 1.0f);
+  }
+  const SparseMatrix reference = SparseMatrix::from_triplets(rows, cols, row, col, value);
+  const SparseMatrix& reference_t = reference.transpose();  // built by one thread
+  const int threads = 8;
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    const SparseMatrix m = SparseMatrix::from_triplets(rows, cols, row, col, value);  // no transpose yet
+    // Even threads ask for m's transpose, odd ones for a copy with doubled values and its own.
+    std::vector<const SparseMatrix*> transposes(threads);
+    std::vector<const int64_t*> patterns(threads);
+    std::vector<std::vector<float>> copy_values(threads);
+    std::latch start(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        start.arrive_and_wait();
+        if (t % 2 == 0) {
+          transposes[t] = &m.transpose();
+          patterns[t] = m.transpose_positions().data();
+        } else {
+          std::vector<float> doubled = m.values();
+          for (float& v : doubled) v *= 2.0f;
+          const SparseMatrix copy = m.with_values(std::move(doubled));
+          transposes[t] = &m.transpose();
+          patterns[t] = copy.transpose().indices().data();
+          copy_values[t] = copy.transpose().values();
+        }
+      });
+    }
+    for (std::thread& worker : pool) worker.join();
+    const SparseMatrix& t = m.transpose();
+    std::vector<float> doubled_t = t.values();
+    for (float& v : doubled_t) v *= 2.0f;
+    for (int k = 0; k < threads; ++k) {
+      CAPTURE(k);
+      CHECK(transposes[k] == &t);
+      CHECK(patterns[k] == (k % 2 == 0 ? m.transpose_positions().data() : t.indices().data()));
+      if (k % 2 == 1) CHECK(copy_values[k] == doubled_t);
+    }
+    CHECK(t.indptr() == reference_t.indptr());
+    CHECK(t.indices() == reference_t.indices());
+    CHECK(t.values() == reference_t.values());
+    CHECK(m.transpose_positions() == reference.transpose_positions());
+  }
 }
 
 TEST_CASE("a block-diagonal sparse matrix equals the one built from the copied triplets", "[core]") {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attend/core/registry.hpp"
@@ -50,6 +51,28 @@ inline std::unique_ptr<Registry> graph_registry() {
   graph::register_graph_layers(*registry);
   return registry;
 }
+
+/// The explanation tests' usual subject: a random featured graph prepared as training prepares
+/// it (features normalised) and a node classifier over it in evaluation mode, with the registry
+/// it was built from.
+struct TinyNodeModel {
+  /// two_layer_model(layer) over featured_dataset(n, edges, features, classes, seed), typed
+  /// for "rgcn".
+  TinyNodeModel(const std::string& layer, int64_t n, int64_t edges, int64_t features, int64_t classes, uint64_t seed)
+      : data(graph::prepare_node_data(featured_dataset(n, edges, features, classes, layer == "rgcn", seed), true)),
+        model(two_layer_model(layer, data), *registry) {
+    model.eval();
+  }
+  /// The model `config` over `prepared`.
+  TinyNodeModel(const Json& config, graph::PreparedNodeData prepared)
+      : data(std::move(prepared)), model(config, *registry) {
+    model.eval();
+  }
+
+  std::unique_ptr<Registry> registry = graph_registry();
+  graph::PreparedNodeData data;
+  graph::NodeClassifier model;
+};
 
 /// Two GCN layers (ReLU between) with hand-set weights: layer 1 keeps the two features apart
 /// (hidden unit a = feature 0, b = feature 1); layer 2 gives class 1 the logit 12 a and class

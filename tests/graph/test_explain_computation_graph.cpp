@@ -5,22 +5,18 @@
 
 using namespace attend;
 using namespace attend::graph;
-using attend::testing::featured_dataset;
-using attend::testing::graph_registry;
-using attend::testing::two_layer_model;
+using attend::testing::TinyNodeModel;
 
 TEST_CASE("computation graph: the target's logits equal the full graph's (gat, gcn, rgcn)", "[explain]") {
   for (const std::string layer : {"gat", "gcn", "rgcn"}) {
     CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, layer == "rgcn", 3), true);
-    auto registry = graph_registry();
-    NodeClassifier model(two_layer_model(layer, full), *registry);
-    const Tensor all = predict_logits(model, full);  // [N, C]
+    TinyNodeModel tiny(layer, 60, 90, 5, 3, 3);
+    const Tensor all = predict_logits(tiny.model, tiny.data);  // [N, C]
     for (int64_t target : {0, 17, 42}) {
-      const ComputationGraph cg = computation_graph(full, target, 2);
+      const ComputationGraph cg = computation_graph(tiny.data, target, 2);
       REQUIRE(cg.nodes[cg.target] == target);
-      REQUIRE(cg.num_nodes() < full.dataset.num_nodes);  // the test must cut something away
-      const Tensor sub = predict_logits(model, cg.data);
+      REQUIRE(cg.num_nodes() < tiny.data.dataset.num_nodes);  // the test must cut something away
+      const Tensor sub = predict_logits(tiny.model, cg.data);
       for (int64_t c = 0; c < all.dim(1); ++c) {
         CHECK(sub[cg.target * all.dim(1) + c] == Approx(all[target * all.dim(1) + c]).margin(1e-5));
       }
@@ -58,12 +54,12 @@ TEST_CASE("computation graph: explained edges are the plain edges into nodes wit
 }
 
 TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 90, 5, 3, false, 3), true);
-  auto registry = graph_registry();
-  Json config = two_layer_model("gcn", full);
-  CHECK(NodeClassifier(config, *registry).message_passing_hops() == 2);
+  const TinyNodeModel two_gcn("gcn", 60, 90, 5, 3, 3);
+  const PreparedNodeData& full = two_gcn.data;
+  CHECK(two_gcn.model.message_passing_hops() == 2);
+  Json config = two_gcn.model.config();
   config["layers"][1]["type"] = "node_linear";  // gcn, then a head that reads each node alone
-  NodeClassifier model(config, *registry);
+  NodeClassifier model(config, *two_gcn.registry);
   CHECK(model.message_passing_hops() == 1);
   // One hop: the explained edges are the target's in-edges, and its logits are the full graph's.
   const Tensor all = predict_logits(model, full);  // [N, C]
@@ -77,4 +73,27 @@ TEST_CASE("computation graph: a node_linear head adds no hop", "[explain]") {
   CHECK(in_edges > 0);
   const Tensor sub = predict_logits(model, cg.data);
   for (int64_t c = 0; c < all.dim(1); ++c) CHECK(sub[cg.target * all.dim(1) + c] == Approx(all[17 * all.dim(1) + c]).margin(1e-5));
+}
+
+TEST_CASE("computation graph: the input features are the full graph's rows, held once", "[explain]") {
+  for (const double density : {1.0, 0.1}) {  // dense and CSR features (input_features' choice)
+    CAPTURE(density);
+    NodeDataset d = attend::testing::featured_dataset(60, 90, 20, 3, false, 5);
+    const Tensor dense = d.features.to_dense();  // [N, F]
+    Tensor thinned = dense;
+    for (int64_t i = 0; i < thinned.numel(); ++i) thinned[i] = i % 10 < density * 10 ? thinned[i] : 0.0f;
+    d.features = SparseMatrix::from_dense(thinned);
+    const PreparedNodeData full = prepare_node_data(d, false);
+    REQUIRE(full.features.is_sparse() == (density < 0.25));
+    const ComputationGraph cg = computation_graph(full, 17, 2);
+    const Tensor x = to_dense(cg.data.features);  // [n, F]
+    REQUIRE(x.shape() == (Shape{cg.num_nodes(), 20}));
+    for (int64_t i = 0; i < cg.num_nodes(); ++i) {
+      for (int64_t f = 0; f < 20; ++f) CHECK(x[i * 20 + f] == thinned[cg.nodes[i] * 20 + f]);
+    }
+    // The dataset keeps the shape only, as prepare_node_data leaves it.
+    CHECK(cg.data.dataset.features.rows() == cg.num_nodes());
+    CHECK(cg.data.dataset.features.cols() == 20);
+    CHECK(cg.data.dataset.features.nnz() == 0);
+  }
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "attend/core/error.hpp"
@@ -19,10 +20,29 @@
 
 using namespace attend;
 using namespace attend::graph;
-using attend::testing::featured_dataset;
-using attend::testing::graph_registry;
 using attend::testing::ScopedThreads;
-using attend::testing::two_layer_model;
+using attend::testing::TinyNodeModel;
+
+namespace {
+
+/// Checks the derivatives `g` of f against central differences at x, entries 0, stride,
+/// 2 stride, ...; returns how many of those are visibly non-zero (the check must see some).
+int check_central_differences(const Tensor& g, const Tensor& x, const std::function<double(const Tensor&)>& f,
+                              int64_t stride) {
+  const double eps = 1e-3;
+  int non_zero = 0;
+  for (int64_t i = 0; i < x.numel(); i += stride) {
+    Tensor up = x, down = x;
+    up[i] += static_cast<float>(eps);
+    down[i] -= static_cast<float>(eps);
+    const double numeric = (f(up) - f(down)) / (2 * eps);
+    CHECK(g[i] == Approx(numeric).margin(2e-3).epsilon(2e-2));
+    non_zero += std::abs(numeric) > 1e-3;
+  }
+  return non_zero;
+}
+
+}  // namespace
 
 TEST_CASE("attention rollout: the flow through a 4-node graph is the product of the layers' matrices", "[explain]") {
   // Layer 1 and layer 2 as (src, dst, weight); each node's in-weights sum to 1.
@@ -57,72 +77,79 @@ TEST_CASE("attention heads: mean and max", "[explain]") {
   CHECK_THROWS_AS(head_reduction_from_name("sum"), InputError);
 }
 
-TEST_CASE("feature gradient of the explained quantity matches finite differences (gat, gcn, rgcn)", "[explain]") {
+TEST_CASE("feature and edge-mask gradients of the explained quantity match finite differences (gat, gcn, rgcn)",
+          "[explain]") {
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "gcn", "rgcn"}) {
     CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, layer == "rgcn", 8), true);
-    auto registry = graph_registry();
-    NodeClassifier model(two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 5, 2);
+    TinyNodeModel tiny(layer, 40, 60, 4, 3, 8);
+    NodeClassifier& model = tiny.model;
+    const ComputationGraph cg = computation_graph(tiny.data, 5, 2);
+    // The features, for class 1.
     const Tensor x = dense_features(cg);
-    const Tensor g = feature_gradient(model, TargetForward(model, cg, 1), x, 1).gradient;
-    const double eps = 1e-3;
-    auto f = [&](const Tensor& input) {
+    const Tensor of_x = feature_gradient(model, TargetForward(model, cg, 1), x, 1).gradient;
+    auto f_of_x = [&](const Tensor& input) {
       NoGradGuard no_grad;
       return static_cast<double>(
           target_log_probability(model, NodeFeatures(Var(input)), cg.data.graph, {cg.target}, {1}).value().item());
     };
-    int checked = 0;
-    for (int64_t i = 0; i < x.numel(); i += 3) {
-      Tensor up = x, down = x;
-      up[i] += static_cast<float>(eps);
-      down[i] -= static_cast<float>(eps);
-      const double numeric = (f(up) - f(down)) / (2 * eps);
-      CHECK(g[i] == Approx(numeric).margin(2e-3).epsilon(2e-2));
-      checked += std::abs(numeric) > 1e-3;
-    }
-    CHECK(checked > 3);  // the check must see non-zero derivatives
+    CHECK(check_central_differences(of_x, x, f_of_x, 3) > 3);
+    // The edge mask at 1, for class 2.
+    const Tensor ones({cg.data.graph.plain().num_edges()}, 1.0f);
+    const Tensor of_mask = edge_gradient(model, TargetForward(model, cg, 1), ones, 2).gradient;
+    auto f_of_mask = [&](const Tensor& mask) {
+      NoGradGuard no_grad;
+      return static_cast<double>(target_log_probability(model, cg.data.features, cg.data.graph.with_edge_mask(Var(mask)),
+                                                        {cg.target}, {2})
+                                     .value()
+                                     .item());
+    };
+    CHECK(check_central_differences(of_mask, ones, f_of_mask, 1) > 3);
   }
 }
 
-TEST_CASE("integrated gradients: completeness gap under 1 % at 50 steps of either rule (gat, gcn, rgcn)", "[explain]") {
+TEST_CASE("integrated gradients on features and on edges: completeness gap under 1 % at 50 steps of either rule (gat, gcn, rgcn)",
+          "[explain]") {
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "gcn", "rgcn"}) {
     CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, layer == "rgcn", 9), true);
-    auto registry = graph_registry();
-    NodeClassifier model(two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 7, 2);
-    TargetForwards passes(model, cg);
+    TinyNodeModel tiny(layer, 40, 60, 4, 3, 9);
+    const ComputationGraph cg = computation_graph(tiny.data, 7, 2);
+    TargetForwards passes(tiny.model, cg);
     for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
-      CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_features(passes, 0, PathSteps{kind, 50});
-      const double change = ig.value - ig.baseline_value;
-      CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
-      REQUIRE(std::abs(change) > 1e-3);
-      CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
-      // One step is the gradient at x / 2 times x: a cruder rule with a visibly larger gap.
-      const IntegratedGradients crude = integrated_gradients_features(passes, 0, PathSteps{kind, 1});
-      CHECK(std::abs(crude.completeness_gap) > std::abs(ig.completeness_gap));
-      // Batches of one step give the same attributions as all steps in one batch.
-      const IntegratedGradients unbatched = integrated_gradients_features(passes, 0, PathSteps{kind, 50}, 1);
-      for (int64_t i = 0; i < ig.attribution.numel(); ++i)
-        CHECK(unbatched.attribution[i] == Approx(ig.attribution[i]).margin(1e-6));
+      for (const bool edges : {false, true}) {
+        CAPTURE(quadrature_name(kind), edges);
+        auto ig = [&](int steps, int64_t batch_values) {
+          return edges ? integrated_gradients_edges(passes, 0, PathSteps{kind, steps}, batch_values)
+                       : integrated_gradients_features(passes, 0, PathSteps{kind, steps}, batch_values);
+        };
+        const int64_t all_at_once = int64_t{1} << 22;  // every step in one batch
+        const IntegratedGradients fifty = ig(50, all_at_once);
+        const double change = fifty.value - fifty.baseline_value;
+        CAPTURE(fifty.value, fifty.baseline_value, fifty.completeness_gap);
+        REQUIRE(std::abs(change) > 1e-3);
+        CHECK(std::abs(fifty.completeness_gap) < 0.01 * std::abs(change));
+        // One step is the gradient at x / 2 times x: a cruder rule with a visibly larger gap.
+        CHECK(std::abs(ig(1, all_at_once).completeness_gap) > std::abs(fifty.completeness_gap));
+        // Batches of one step give the same attributions as all steps in one batch.
+        const IntegratedGradients unbatched = ig(50, 1);
+        for (int64_t i = 0; i < fifty.attribution.numel(); ++i)
+          CHECK(unbatched.attribution[i] == Approx(fifty.attribution[i]).margin(1e-6));
+        if (!edges) continue;
+        // Edges that carry no message to the target get nothing.
+        for (int64_t e = 0; e < fifty.attribution.numel(); ++e) {
+          if (cg.distance[cg.data.graph.plain().dst[e]] >= 2) CHECK(fifty.attribution[e] == 0.0f);
+        }
+      }
     }
   }
 }
 
 TEST_CASE("integrated gradients with a gap bound: refined until the gap is within it or the cap stops it", "[explain]") {
   ScopedThreads threads(1);
-  const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, false, 9), true);
-  auto registry = graph_registry();
-  NodeClassifier model(two_layer_model("gcn", full), *registry);
-  model.eval();
-  const ComputationGraph cg = computation_graph(full, 7, 2);
-  TargetForwards passes(model, cg);
+  TinyNodeModel tiny("gcn", 40, 60, 4, 3, 9);
+  const ComputationGraph cg = computation_graph(tiny.data, 7, 2);
+  TargetForwards passes(tiny.model, cg);
   for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
     CAPTURE(quadrature_name(kind));
     const int factor = kind == QuadratureKind::kMidpoint ? 3 : 2;
@@ -172,9 +199,7 @@ TEST_CASE("degree baseline: 1 / in-degree of the edge's destination", "[explain]
 }
 
 TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(80, 140, 6, 3, false, 4), true);
-  auto registry = graph_registry();
-  NodeClassifier model(two_layer_model("gat", full), *registry);
+  TinyNodeModel tiny("gat", 80, 140, 6, 3, 4);
   for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients,
                          ExplainMethod::kGnnExplainer}) {
     ExplainOptions o;
@@ -183,7 +208,7 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
     std::vector<NodeExplanation> runs;
     for (int threads : {1, 2}) {
       ScopedThreads scoped(threads);
-      runs.push_back(explain_node(model, full, 11, o));
+      runs.push_back(explain_node(tiny.model, tiny.data, 11, o));
     }
     CHECK(runs[0].edge_score == runs[1].edge_score);
     CHECK(runs[0].feature_score == runs[1].feature_score);
@@ -194,95 +219,30 @@ TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
 }
 
 TEST_CASE("explain_node: attention needs attention layers, and classes are checked", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(30, 50, 3, 2, false, 6), true);
-  auto registry = graph_registry();
-  NodeClassifier gcn(two_layer_model("gcn", full), *registry);
+  TinyNodeModel gcn("gcn", 30, 50, 3, 2, 6);
   ExplainOptions o;
   o.method = ExplainMethod::kAttention;
-  CHECK_THROWS_AS(explain_node(gcn, full, 0, o), InputError);
+  CHECK_THROWS_AS(explain_node(gcn.model, gcn.data, 0, o), InputError);
   o.method = ExplainMethod::kSaliency;
   o.class_id = 2;
-  CHECK_THROWS_AS(explain_node(gcn, full, 0, o), InputError);
+  CHECK_THROWS_AS(explain_node(gcn.model, gcn.data, 0, o), InputError);
   o.class_id = 1;
-  const NodeExplanation e = explain_node(gcn, full, 0, o);
+  const NodeExplanation e = explain_node(gcn.model, gcn.data, 0, o);
   CHECK(e.explained_class == 1);
   CHECK(e.feature_score.size() == 3);
 }
 
-TEST_CASE("edge-mask gradient of the explained quantity matches finite differences (gat, gcn, rgcn)", "[explain]") {
-  ScopedThreads threads(1);
-  for (const std::string layer : {"gat", "gcn", "rgcn"}) {
-    CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, layer == "rgcn", 8), true);
-    auto registry = graph_registry();
-    NodeClassifier model(two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 5, 2);
-    const int64_t e_count = cg.data.graph.plain().num_edges();
-    const Tensor ones({e_count}, 1.0f);
-    const Tensor g = edge_gradient(model, TargetForward(model, cg, 1), ones, 2).gradient;
-    const double eps = 1e-3;
-    auto f = [&](const Tensor& mask) {
-      NoGradGuard no_grad;
-      return static_cast<double>(target_log_probability(model, cg.data.features, cg.data.graph.with_edge_mask(Var(mask)),
-                                                        {cg.target}, {2})
-                                     .value()
-                                     .item());
-    };
-    int checked = 0;
-    for (int64_t e = 0; e < e_count; ++e) {
-      Tensor up = ones, down = ones;
-      up[e] += static_cast<float>(eps);
-      down[e] -= static_cast<float>(eps);
-      const double numeric = (f(up) - f(down)) / (2 * eps);
-      CHECK(g[e] == Approx(numeric).margin(2e-3).epsilon(2e-2));
-      checked += std::abs(numeric) > 1e-3;
-    }
-    CHECK(checked > 3);
-  }
-}
-
-TEST_CASE("integrated gradients on edges: completeness gap under 1 % at 50 steps of either rule (gat, gcn, rgcn)", "[explain]") {
-  ScopedThreads threads(1);
-  for (const std::string layer : {"gat", "gcn", "rgcn"}) {
-    CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(40, 60, 4, 3, layer == "rgcn", 9), true);
-    auto registry = graph_registry();
-    NodeClassifier model(two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 7, 2);
-    TargetForwards passes(model, cg);
-    for (const QuadratureKind kind : {QuadratureKind::kMidpoint, QuadratureKind::kGaussLegendre}) {
-      CAPTURE(quadrature_name(kind));
-      const IntegratedGradients ig = integrated_gradients_edges(passes, 0, PathSteps{kind, 50});
-      const double change = ig.value - ig.baseline_value;
-      CAPTURE(ig.value, ig.baseline_value, ig.completeness_gap);
-      REQUIRE(std::abs(change) > 1e-3);
-      CHECK(std::abs(ig.completeness_gap) < 0.01 * std::abs(change));
-      const IntegratedGradients unbatched = integrated_gradients_edges(passes, 0, PathSteps{kind, 50}, 1);
-      for (int64_t e = 0; e < ig.attribution.numel(); ++e)
-        CHECK(unbatched.attribution[e] == Approx(ig.attribution[e]).margin(1e-6));
-      // Edges that carry no message to the target get nothing.
-      for (int64_t e = 0; e < ig.attribution.numel(); ++e) {
-        if (cg.distance[cg.data.graph.plain().dst[e]] >= 2) CHECK(ig.attribution[e] == 0.0f);
-      }
-    }
-  }
-}
-
 TEST_CASE("faithfulness: keeping every scored item changes no prediction", "[explain]") {
   ScopedThreads threads(1);
-  const PreparedNodeData full = prepare_node_data(featured_dataset(50, 80, 4, 3, false, 12), true);
-  auto registry = graph_registry();
-  NodeClassifier model(two_layer_model("gcn", full), *registry);
+  TinyNodeModel tiny("gcn", 50, 80, 4, 3, 12);
   ExplanationSet set;
   set.method = "saliency";
   set.num_features = 4;
   ExplainOptions o;
   o.method = ExplainMethod::kSaliency;
-  for (int64_t node : {1, 8, 20, 33}) set.explanations.push_back(explain_node(model, full, node, o));
+  for (int64_t node : {1, 8, 20, 33}) set.explanations.push_back(explain_node(tiny.model, tiny.data, node, o));
   // top-k beyond every node's edge and feature count: "only the explanation" is the input.
-  const std::vector<FaithfulnessResult> all = evaluate_faithfulness(model, full, set, 1000);
+  const std::vector<FaithfulnessResult> all = evaluate_faithfulness(tiny.model, tiny.data, set, 1000);
   REQUIRE(all.size() == 2);
   CHECK(all[0].kind == "edges");
   CHECK(all[1].kind == "features");
@@ -294,13 +254,11 @@ TEST_CASE("faithfulness: keeping every scored item changes no prediction", "[exp
 
 TEST_CASE("attention method: rollout scores are products of the exported per-layer weights", "[explain]") {
   ScopedThreads threads(1);
-  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 100, 5, 3, false, 21), true);
-  auto registry = graph_registry();
-  NodeClassifier model(two_layer_model("gat", full), *registry);
+  TinyNodeModel tiny("gat", 60, 100, 5, 3, 21);
   ExplainOptions o;
   o.method = ExplainMethod::kAttention;
   const int64_t target = 9;
-  const NodeExplanation x = explain_node(model, full, target, o);
+  const NodeExplanation x = explain_node(tiny.model, tiny.data, target, o);
   REQUIRE(x.attention.size() == 2);
   const auto e_count = static_cast<int64_t>(x.edge_id.size());
   REQUIRE(e_count > 3);

@@ -19,6 +19,7 @@ using attend::testing::featured_dataset;
 using attend::testing::graph_registry;
 using attend::testing::random_tensor;
 using attend::testing::ScopedThreads;
+using attend::testing::TinyNodeModel;
 using attend::testing::two_layer_model;
 
 namespace {
@@ -60,6 +61,13 @@ std::unique_ptr<NodeClassifier> batch_norm_between(const std::string& first, con
   }
   model->eval();
   return model;
+}
+
+// `layer` ("gat", "gcn", "rgcn", or "jk-gcn": jumping_knowledge_gcn) over a featured graph of
+// 60 nodes, 110 edges, 4 features and 3 classes drawn from `seed`.
+TinyNodeModel tiny_model(const std::string& layer, uint64_t seed) {
+  if (layer != "jk-gcn") return TinyNodeModel(layer, 60, 110, 4, 3, seed);
+  return TinyNodeModel(jumping_knowledge_gcn(4, 3), prepare_node_data(featured_dataset(60, 110, 4, 3, false, seed), true));
 }
 
 }  // namespace
@@ -112,11 +120,9 @@ TEST_CASE("target forward: a shared input row for the outermost nodes gives each
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "rgcn", "jk-gcn"}) {
     CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 17), true);
-    auto registry = graph_registry();
-    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
+    TinyNodeModel tiny = tiny_model(layer, 17);
+    NodeClassifier& model = tiny.model;
+    const ComputationGraph cg = computation_graph(tiny.data, 9, model.message_passing_hops());
     const int64_t e = cg.data.graph.plain().num_edges(), copies = 4;
     const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
     REQUIRE(shared.features().rows() < own.features().rows());  // the outermost nodes are held once
@@ -135,11 +141,9 @@ TEST_CASE("target forward: a pass that shares the other input's layers or copies
   ScopedThreads threads(1);
   for (const std::string layer : {"gat", "gcn", "rgcn", "jk-gcn"}) {
     CAPTURE(layer);
-    const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, layer == "rgcn", 19), true);
-    auto registry = graph_registry();
-    NodeClassifier model(layer == "jk-gcn" ? jumping_knowledge_gcn(4, 3) : two_layer_model(layer, full), *registry);
-    model.eval();
-    const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
+    TinyNodeModel tiny = tiny_model(layer, 19);
+    NodeClassifier& model = tiny.model;
+    const ComputationGraph cg = computation_graph(tiny.data, 9, model.message_passing_hops());
     const int64_t n = cg.num_nodes(), e = cg.data.graph.plain().num_edges(), copies = 3;
     const TargetForward own(model, cg, copies), shared(model, cg, copies, TargetForward::Input::kShared);
     // Each built with the other as `same_copies`: its later layers are the other's.
@@ -179,12 +183,10 @@ TEST_CASE("target forward: a pass that shares the other input's layers or copies
 }
 
 TEST_CASE("target forward: predicted class and value of one copy are the computation graph's", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, false, 15), true);
-  auto registry = graph_registry();
-  NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
-  model.eval();
+  TinyNodeModel tiny = tiny_model("jk-gcn", 15);
+  NodeClassifier& model = tiny.model;
   for (const int64_t target : {0, 11, 42}) {
-    const ComputationGraph cg = computation_graph(full, target, model.message_passing_hops());
+    const ComputationGraph cg = computation_graph(tiny.data, target, model.message_passing_hops());
     const TargetForward one(model, cg, 1);
     CHECK(predicted_class(model, one) == predicted_class(model, cg.data, cg.target));
     // The memoised forward of TargetForwards gives the same class and the same bits.
@@ -200,14 +202,11 @@ TEST_CASE("target forward: predicted class and value of one copy are the computa
 }
 
 TEST_CASE("target forward: integrated gradients on 1 and 2 threads are bit for bit the same", "[explain]") {
-  const PreparedNodeData full = prepare_node_data(featured_dataset(60, 110, 4, 3, false, 16), true);
-  auto registry = graph_registry();
-  NodeClassifier model(jumping_knowledge_gcn(4, 3), *registry);
-  model.eval();
-  const ComputationGraph cg = computation_graph(full, 9, model.message_passing_hops());
+  TinyNodeModel tiny = tiny_model("jk-gcn", 16);
+  const ComputationGraph cg = computation_graph(tiny.data, 9, tiny.model.message_passing_hops());
   auto run = [&](int threads) {
     ScopedThreads scoped(threads);
-    TargetForwards passes(model, cg);
+    TargetForwards passes(tiny.model, cg);
     return std::make_pair(integrated_gradients_edges(passes, 0, PathSteps{QuadratureKind::kMidpoint, 20}),
                           integrated_gradients_features(passes, 0, PathSteps{QuadratureKind::kMidpoint, 20}));
   };

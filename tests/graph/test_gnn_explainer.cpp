@@ -15,12 +15,11 @@
 using namespace attend;
 using namespace attend::graph;
 using attend::testing::check_gradients;
-using attend::testing::featured_dataset;
 using attend::testing::graph_registry;
 using attend::testing::one_signal_model;
 using attend::testing::random_tensor;
 using attend::testing::ScopedThreads;
-using attend::testing::two_layer_model;
+using attend::testing::TinyNodeModel;
 
 TEST_CASE("GNNExplainer's mask penalty: value by hand and gradient by finite differences", "[explain][grad]") {
   const Tensor p({4}, std::vector<float>{-1.0f, 0.5f, 2.0f, 0.0f});
@@ -89,16 +88,15 @@ TEST_CASE("GNNExplainer ranks first the one edge that carries the prediction", "
 
 TEST_CASE("GNNExplainer is deterministic for a seed, independent of batching, and equal on 1 and 2 threads",
           "[explain]") {
-  const auto registry = graph_registry();
-  const PreparedNodeData data = prepare_node_data(featured_dataset(300, 900, 12, 3, false, 51), false);
-  NodeClassifier model(two_layer_model("gat", data), *registry);
+  TinyNodeModel tiny("gat", 300, 900, 12, 3, 51);
+  NodeClassifier& model = tiny.model;
   GnnExplainerOptions options;
   options.epochs = 30;
   options.seed = 9;
   const std::vector<int64_t> nodes{4, 77, 150};
   auto run = [&](int threads, const std::vector<int64_t>& which) {
     ScopedThreads scoped(threads);
-    return gnn_explain_nodes(model, data, which, {}, options);
+    return gnn_explain_nodes(model, tiny.data, which, {}, options);
   };
   const auto one = run(1, nodes), two = run(2, nodes), again = run(1, nodes);
   const auto alone = run(2, {nodes[1]});
@@ -115,7 +113,7 @@ TEST_CASE("GNNExplainer is deterministic for a seed, independent of batching, an
   CHECK(same(one[1], alone[0]));
   options.seed = 10;
   ScopedThreads scoped(1);
-  const auto other = gnn_explain_nodes(model, data, nodes, {}, options);
+  const auto other = gnn_explain_nodes(model, tiny.data, nodes, {}, options);
   CHECK_FALSE(same(one[0], other[0]));
   // The model's parameters got no gradient and still require one.
   for (const auto& [name, p] : model.named_parameters()) {

@@ -50,7 +50,9 @@ ComputationGraph computation_graph(const PreparedNodeData& full, int64_t target,
   NodeDataset sub;
   sub.name = d.name + " (computation graph of node " + d.node_name(target) + ")";
   sub.num_nodes = cg.num_nodes();
-  if (d.num_features() > 0) sub.features = select_rows(d.features, cg.nodes);
+  // The feature values are cg.data.features (selected below); the dataset keeps the shape
+  // [n, F], as prepare_node_data leaves it.
+  if (d.num_features() > 0) sub.features = SparseMatrix::from_triplets(sub.num_nodes, d.num_features(), {}, {}, {});
   for (int64_t v : cg.nodes) sub.labels.push_back(d.labels[v]);
   sub.num_classes = d.num_classes;
   sub.directed = d.directed;

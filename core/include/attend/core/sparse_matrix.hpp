@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "attend/core/autodiff.hpp"
@@ -37,7 +38,8 @@ class SparseMatrix {
   const std::vector<int64_t>& indices() const { return pattern_->indices; }  // [nnz], sorted per row
   const std::vector<float>& values() const { return values_; }      // [nnz]
 
-  /// The transpose, built once and cached (shared by copies of this matrix).
+  /// The transpose, built once and cached (shared by copies of this matrix, however many
+  /// threads ask at once).
   const SparseMatrix& transpose() const;
   /// For each stored entry of transpose(), in its order, the position of the same entry in
   /// this matrix's values() [nnz] (built and cached with the transpose).
@@ -65,15 +67,25 @@ class SparseMatrix {
     std::vector<int64_t> indices;    // [nnz]
   };
   static std::shared_ptr<const Pattern> empty_pattern();
+  /// The transpose and, for each of its stored entries in order, the position of the same
+  /// entry in values() [nnz]: filled once, under the mutex, by the first thread that asks;
+  /// never changed after. Shared by the copies of a matrix (copy construction); a matrix with
+  /// new values (with_values, normalize_rows) gets a new one.
+  struct TransposeCache {
+    std::mutex mutex;
+    std::shared_ptr<const SparseMatrix> transpose;
+    std::shared_ptr<const std::vector<int64_t>> positions;
+  };
+  /// The cache, filled if it was not yet.
+  const TransposeCache& built_transpose() const;
 
   int64_t rows_ = 0, cols_ = 0;
   std::shared_ptr<const Pattern> pattern_ = empty_pattern();
   std::vector<float> values_;
-  /// With other values than the matrix it was made from (with_values): that matrix's
-  /// transpose, whose pattern transpose() shares.
-  std::shared_ptr<const SparseMatrix> pattern_transpose_;
-  mutable std::shared_ptr<const SparseMatrix> transpose_;
-  mutable std::shared_ptr<const std::vector<int64_t>> transpose_positions_;
+  /// With other values than the matrix it was made from (with_values): that matrix's cache,
+  /// filled, whose transposed pattern and positions this matrix's transpose shares.
+  std::shared_ptr<const TransposeCache> pattern_source_;
+  std::shared_ptr<TransposeCache> transpose_cache_ = std::make_shared<TransposeCache>();
   Var differentiable_values_;  ///< [nnz] or undefined
 };
 
