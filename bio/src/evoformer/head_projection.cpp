@@ -71,6 +71,15 @@ struct WeightPartials {
   }
 };
 
+// w [rows, cols] -> w^T [cols, rows], once per backward: gemm's narrow products copy a
+// transposed right-hand side on every call (per batch row and head here), a plain one never.
+std::vector<float> transposed(const float* w, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<std::size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
+  return t;
+}
+
 bool needs_weight_grads(const Var& w, const Var& b) {
   return w.requires_grad() || (b.defined() && b.requires_grad());
 }
@@ -110,13 +119,15 @@ Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_head
     const float* xp = x.value().data();
     const float* wp = w.value().data();
     float* dx = x.requires_grad() ? x.grad_mut().data() : nullptr;
+    const std::vector<float> wt = dx ? transposed(wp, k, hc) : std::vector<float>();  // [H c, C]
     WeightPartials parts(k, hc, n_groups, needs_weight_grads(w, bias));
     parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
       std::vector<float> dp(static_cast<std::size_t>(in.n * hc));  // [N, H c]
       for (int64_t b = lo; b < hi; ++b) {
         from_heads(gy.data(), dp.data(), b, n_heads, in.n, c);
         if (dx)
-          gemm_one_block(false, true, in.n, k, hc, 1.0f, dp.data(), hc, wp, hc, 1.0f, dx + in.offset(b), in.stride());
+          gemm_one_block(false, false, in.n, k, hc, 1.0f, dp.data(), hc, wt.data(), k, 1.0f, dx + in.offset(b),
+                         in.stride());
         if (!parts.data.empty()) {
           const int64_t g = lo / kBatchGroup;
           gemm_one_block(true, false, k, hc, in.n, 1.0f, xp + in.offset(b), in.stride(), dp.data(), hc, 1.0f,
@@ -159,9 +170,11 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
     const float* op = o.value().data();
     const float* wp = w.value().data();
     float* d_o = o.requires_grad() ? o.grad_mut().data() : nullptr;
+    const std::vector<float> wt = d_o ? transposed(wp, hc, cout) : std::vector<float>();  // [C, H c]
     WeightPartials parts(hc, cout, n_groups, needs_weight_grads(w, bias));
     // Per batch row b, with dy(b) = gy's rows [N, C] read in place and head h's rows
-    // h c .. (h + 1) c of w as w_h [c, C]: d_o(b, h) [N, c] += dy(b) w_h^T and
+    // h c .. (h + 1) c of w as w_h [c, C]: d_o(b, h) [N, c] += dy(b) w_h^T (columns h c ..
+    // (h + 1) c of w^T) and
     // dw_h [c, C] += o(b, h)^T dy(b), straight from and into the heads layout.
     parallel_for_blocks(outl.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
       for (int64_t b = lo; b < hi; ++b) {
@@ -169,7 +182,7 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
         const int64_t ld = outl.stride();
         for (int64_t h = 0; h < n_heads; ++h) {
           const int64_t head_rows = (b * n_heads + h) * n * c;  // o(b, h) [N, c]
-          if (d_o) gemm_one_block(false, true, n, c, cout, 1.0f, dy, ld, wp + h * c * cout, cout, 1.0f, d_o + head_rows, c);
+          if (d_o) gemm_one_block(false, false, n, c, cout, 1.0f, dy, ld, wt.data() + h * c, hc, 1.0f, d_o + head_rows, c);
           if (!parts.data.empty()) {
             const int64_t g = lo / kBatchGroup;
             gemm_one_block(true, false, c, cout, n, 1.0f, op + head_rows, c, dy, ld, 1.0f,
