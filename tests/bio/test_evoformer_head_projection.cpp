@@ -17,33 +17,54 @@ using namespace attend;
 
 namespace {
 
+// Batch rows, positions, channels, heads and channels per head of one test.
+struct Sizes {
+  int64_t B, N, C, H, c;
+};
+
 // 11 batch rows (two groups of 8), N = 5, C = 4, 3 heads of 2 channels.
-constexpr int64_t kB = 11, kN = 5, kC = 4, kH = 3, kc = 2;
+constexpr Sizes kSmall{11, 5, 4, 3, 2};
+constexpr int64_t kB = kSmall.B, kN = kSmall.N, kC = kSmall.C, kH = kSmall.H, kc = kSmall.c;
+// The Evoformer's widths (C = 64, c = 32), where gemm runs the per-head products on its
+// narrow register tiles; 9 batch rows (two groups).
+constexpr Sizes kWide{9, 64, 64, 2, 32};
 
 // x [B, N, C] or [N, B, C] -> the plain heads [B, H, N, c].
-Var plain_to_heads(const std::vector<Var>& v, int axis) {
+Var plain_to_heads(const std::vector<Var>& v, int axis, Sizes z = kSmall) {
   const Var x = axis == 0 ? v[0] : ops::permute(v[0], {1, 0, 2});  // [B, N, C]
-  return ops::permute(ops::reshape(ops::linear(x, v[1], v[2]), {kB, kN, kH, kc}), {0, 2, 1, 3});
+  return ops::permute(ops::reshape(ops::linear(x, v[1], v[2]), {z.B, z.N, z.H, z.c}), {0, 2, 1, 3});
 }
 
 // o [B, H, N, c] -> the plain [B, N, C] or [N, B, C].
-Var plain_from_heads(const std::vector<Var>& v, int axis) {
-  const Var y = ops::linear(ops::reshape(ops::permute(v[0], {0, 2, 1, 3}), {kB, kN, kH * kc}), v[1], v[2]);
+Var plain_from_heads(const std::vector<Var>& v, int axis, Sizes z = kSmall) {
+  const Var y = ops::linear(ops::reshape(ops::permute(v[0], {0, 2, 1, 3}), {z.B, z.N, z.H * z.c}), v[1], v[2]);
   return axis == 0 ? y : ops::permute(y, {1, 0, 2});
 }
 
-std::vector<Tensor> to_inputs(int axis, uint64_t seed) {
-  const Shape x = axis == 0 ? Shape{kB, kN, kC} : Shape{kN, kB, kC};
-  return {testing::random_tensor(x, seed), testing::random_tensor({kC, kH * kc}, seed + 1),
-          testing::random_tensor({kH * kc}, seed + 2)};
+std::vector<Tensor> to_inputs(int axis, uint64_t seed, Sizes z = kSmall) {
+  const Shape x = axis == 0 ? Shape{z.B, z.N, z.C} : Shape{z.N, z.B, z.C};
+  return {testing::random_tensor(x, seed), testing::random_tensor({z.C, z.H * z.c}, seed + 1),
+          testing::random_tensor({z.H * z.c}, seed + 2)};
 }
 
-std::vector<Tensor> from_inputs(uint64_t seed) {
-  return {testing::random_tensor({kB, kH, kN, kc}, seed), testing::random_tensor({kH * kc, kC}, seed + 1),
-          testing::random_tensor({kC}, seed + 2)};
+std::vector<Tensor> from_inputs(uint64_t seed, Sizes z = kSmall) {
+  return {testing::random_tensor({z.B, z.H, z.N, z.c}, seed), testing::random_tensor({z.H * z.c, z.C}, seed + 1),
+          testing::random_tensor({z.C}, seed + 2)};
 }
 
 using Result = testing::OutputAndGradients;
+
+// Outputs and gradients within 1e-4 absolute or relative: the wide case's sums run over up to
+// 576 terms (a weight gradient over 9 x 64 rows), beyond require_fused_matches_plain's 1e-5.
+void require_wide_close(const Result& got, const Result& want) {
+  auto close = [](const Tensor& a, const Tensor& b) {
+    REQUIRE(a.shape() == b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) REQUIRE(a[i] == Approx(b[i]).margin(1e-4).epsilon(1e-4));
+  };
+  close(got.out, want.out);
+  REQUIRE(got.grads.size() == want.grads.size());
+  for (std::size_t i = 0; i < got.grads.size(); ++i) close(got.grads[i], want.grads[i]);
+}
 
 void require_same_bits(const Result& a, const Result& b) {
   REQUIRE(std::equal(a.out.begin(), a.out.end(), b.out.begin()));
@@ -63,6 +84,29 @@ TEST_CASE("project_to_heads and project_from_heads equal linear, reshape and per
     const auto plain_from = [axis](const std::vector<Var>& v) { return plain_from_heads(v, axis); };
     testing::require_fused_matches_plain(fused_to, plain_to, to_inputs(axis, 3));
     testing::require_fused_matches_plain(fused_from, plain_from, from_inputs(5));
+  }
+}
+
+TEST_CASE("project_to_heads and project_from_heads at the Evoformer's widths equal the plain ops", "[bio]") {
+  for (int axis : {0, 1}) {
+    INFO("batch axis " << axis);
+    const auto fused_to = [axis](const std::vector<Var>& v) { return bio::project_to_heads(v[0], v[1], v[2], kWide.H, axis); };
+    const auto fused_from = [axis](const std::vector<Var>& v) { return bio::project_from_heads(v[0], v[1], v[2], axis); };
+    const auto plain_to = [axis](const std::vector<Var>& v) { return plain_to_heads(v, axis, kWide); };
+    const auto plain_from = [axis](const std::vector<Var>& v) { return plain_from_heads(v, axis, kWide); };
+    Result one, two;
+    {
+      testing::ScopedThreads threads(1);
+      require_wide_close(testing::output_and_gradients(fused_to, to_inputs(axis, 21, kWide)),
+                         testing::output_and_gradients(plain_to, to_inputs(axis, 21, kWide)));
+      one = testing::output_and_gradients(fused_from, from_inputs(23, kWide));
+      require_wide_close(one, testing::output_and_gradients(plain_from, from_inputs(23, kWide)));
+    }
+    {
+      testing::ScopedThreads threads(2);
+      two = testing::output_and_gradients(fused_from, from_inputs(23, kWide));
+    }
+    require_same_bits(one, two);
   }
 }
 

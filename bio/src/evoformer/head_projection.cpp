@@ -20,13 +20,19 @@ struct RowLayout {
   int64_t stride() const { return batch_second ? batch * channels : channels; }               // row to row
 };
 
-// flat [N, H c] -> batch row b of heads [B, H, N, c].
-void to_heads(const float* flat, float* heads, int64_t b, int64_t h_count, int64_t n, int64_t c) {
+// flat [N, H c] (+ bias [H c], when not null) -> batch row b of heads [B, H, N, c].
+void to_heads(const float* flat, const float* bias, float* heads, int64_t b, int64_t h_count, int64_t n,
+              int64_t c) {
   for (int64_t h = 0; h < h_count; ++h)
     for (int64_t i = 0; i < n; ++i) {
-      float* hp = heads + ((b * h_count + h) * n + i) * c;
-      const float* fp = flat + i * h_count * c + h * c;
-      for (int64_t t = 0; t < c; ++t) hp[t] = fp[t];
+      float* __restrict hp = heads + ((b * h_count + h) * n + i) * c;
+      const float* __restrict fp = flat + i * h_count * c + h * c;
+      if (bias == nullptr) {
+        for (int64_t t = 0; t < c; ++t) hp[t] = fp[t];
+      } else {
+        const float* __restrict bp = bias + h * c;
+        for (int64_t t = 0; t < c; ++t) hp[t] = fp[t] + bp[t];
+      }
     }
 }
 
@@ -65,13 +71,23 @@ struct WeightPartials {
   }
 };
 
+// w [rows, cols] -> w^T [cols, rows], once per backward: gemm's narrow products copy a
+// transposed right-hand side on every call (per batch row and head here), a plain one never.
+std::vector<float> transposed(const float* w, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<std::size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = w[r * cols + c];
+  return t;
+}
+
 bool needs_weight_grads(const Var& w, const Var& b) {
   return w.requires_grad() || (b.defined() && b.requires_grad());
 }
 
-void add_column_sums(const float* m, int64_t rows, int64_t cols, float* out) {
+// out[c] += sum over rows of m[r * ld + c], rows in order.
+void add_column_sums(const float* m, int64_t rows, int64_t cols, int64_t ld, float* out) {
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) out[c] += m[r * cols + c];
+    for (int64_t c = 0; c < cols; ++c) out[c] += m[r * ld + c];
 }
 
 }  // namespace
@@ -94,10 +110,7 @@ Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_head
     for (int64_t b = lo; b < hi; ++b) {
       gemm_one_block(false, false, in.n, hc, k, 1.0f, xv.data() + in.offset(b), in.stride(), wv.data(), hc, 0.0f,
                      p.data(), hc);
-      if (bp)
-        for (int64_t i = 0; i < in.n; ++i)
-          for (int64_t e = 0; e < hc; ++e) p[i * hc + e] += bp[e];
-      to_heads(p.data(), out.data(), b, n_heads, in.n, c);
+      to_heads(p.data(), bp, out.data(), b, n_heads, in.n, c);
     }
   });
   const int64_t n_groups = (in.batch + kBatchGroup - 1) / kBatchGroup;
@@ -106,18 +119,20 @@ Var project_to_heads(const Var& x, const Var& w, const Var& bias, int64_t n_head
     const float* xp = x.value().data();
     const float* wp = w.value().data();
     float* dx = x.requires_grad() ? x.grad_mut().data() : nullptr;
+    const std::vector<float> wt = dx ? transposed(wp, k, hc) : std::vector<float>();  // [H c, C]
     WeightPartials parts(k, hc, n_groups, needs_weight_grads(w, bias));
     parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
       std::vector<float> dp(static_cast<std::size_t>(in.n * hc));  // [N, H c]
       for (int64_t b = lo; b < hi; ++b) {
         from_heads(gy.data(), dp.data(), b, n_heads, in.n, c);
         if (dx)
-          gemm_one_block(false, true, in.n, k, hc, 1.0f, dp.data(), hc, wp, hc, 1.0f, dx + in.offset(b), in.stride());
+          gemm_one_block(false, false, in.n, k, hc, 1.0f, dp.data(), hc, wt.data(), k, 1.0f, dx + in.offset(b),
+                         in.stride());
         if (!parts.data.empty()) {
           const int64_t g = lo / kBatchGroup;
           gemm_one_block(true, false, k, hc, in.n, 1.0f, xp + in.offset(b), in.stride(), dp.data(), hc, 1.0f,
                          parts.weight(g), hc);
-          add_column_sums(dp.data(), in.n, hc, parts.bias(g));
+          add_column_sums(dp.data(), in.n, hc, hc, parts.bias(g));
         }
       }
     });
@@ -155,29 +170,26 @@ Var project_from_heads(const Var& o, const Var& w, const Var& bias, int batch_ax
     const float* op = o.value().data();
     const float* wp = w.value().data();
     float* d_o = o.requires_grad() ? o.grad_mut().data() : nullptr;
+    const std::vector<float> wt = d_o ? transposed(wp, hc, cout) : std::vector<float>();  // [C, H c]
     WeightPartials parts(hc, cout, n_groups, needs_weight_grads(w, bias));
+    // Per batch row b, with dy(b) = gy's rows [N, C] read in place and head h's rows
+    // h c .. (h + 1) c of w as w_h [c, C]: d_o(b, h) [N, c] += dy(b) w_h^T (columns h c ..
+    // (h + 1) c of w^T) and
+    // dw_h [c, C] += o(b, h)^T dy(b), straight from and into the heads layout.
     parallel_for_blocks(outl.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
-      std::vector<float> flat(static_cast<std::size_t>(n * hc)), d_flat(static_cast<std::size_t>(n * hc));  // [N, H c]
-      std::vector<float> dy(static_cast<std::size_t>(n * cout));  // [N, C]
       for (int64_t b = lo; b < hi; ++b) {
-        const float* gb = gy.data() + outl.offset(b);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t e = 0; e < cout; ++e) dy[i * cout + e] = gb[i * outl.stride() + e];
-        if (d_o) {  // d_o(b) += dy w^T, through a flat buffer
-          gemm_one_block(false, true, n, hc, cout, 1.0f, dy.data(), cout, wp, cout, 0.0f, d_flat.data(), hc);
-          for (int64_t h = 0; h < n_heads; ++h)
-            for (int64_t i = 0; i < n; ++i) {
-              float* dst = d_o + ((b * n_heads + h) * n + i) * c;
-              const float* src = d_flat.data() + i * hc + h * c;
-              for (int64_t t = 0; t < c; ++t) dst[t] += src[t];
-            }
+        const float* dy = gy.data() + outl.offset(b);
+        const int64_t ld = outl.stride();
+        for (int64_t h = 0; h < n_heads; ++h) {
+          const int64_t head_rows = (b * n_heads + h) * n * c;  // o(b, h) [N, c]
+          if (d_o) gemm_one_block(false, false, n, c, cout, 1.0f, dy, ld, wt.data() + h * c, hc, 1.0f, d_o + head_rows, c);
+          if (!parts.data.empty()) {
+            const int64_t g = lo / kBatchGroup;
+            gemm_one_block(true, false, c, cout, n, 1.0f, op + head_rows, c, dy, ld, 1.0f,
+                           parts.weight(g) + h * c * cout, cout);
+          }
         }
-        if (!parts.data.empty()) {
-          const int64_t g = lo / kBatchGroup;
-          from_heads(op, flat.data(), b, n_heads, n, c);
-          gemm_one_block(true, false, hc, cout, n, 1.0f, flat.data(), hc, dy.data(), cout, 1.0f, parts.weight(g), cout);
-          add_column_sums(dy.data(), n, cout, parts.bias(g));
-        }
+        if (!parts.data.empty()) add_column_sums(dy, n, cout, ld, parts.bias(lo / kBatchGroup));
       }
     });
     if (!parts.data.empty()) parts.add_into(w, bias);

@@ -160,11 +160,22 @@ void score_tile(const Problem& p, int64_t b, int64_t h, int64_t q0, int64_t rows
   }
 }
 
+// Where the forward writes its rows (null = not wanted).
+struct ForwardTargets {
+  float* o = nullptr;            // un-gated output [B, H, nq, dv]
+  const float* gate = nullptr;   // gate logits [B, H, nq, dv] (null: no gate)
+  float* gated = nullptr;        // sigmoid(gate) * o [B, H, nq, dv] (with a gate)
+  float* lse = nullptr;          // [B, H, nq]
+  float* weights = nullptr;      // [B, H, nq, nk]
+};
+
 // Forward of queries [c0, c1) of head (b, h): online softmax over key tiles (running max m and
-// sum l per row, accumulator rescaled when the max grows). Writes the un-gated output rows,
-// their log-sum-exp (+inf for a row with every key masked) and, when asked, the weights.
-void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c1, float* out,
-                   float* lse, float* weights) {
+// sum l per row, accumulator rescaled when the max grows). Writes the un-gated output rows
+// and, with a gate, the gated ones (sigmoid(gate) * o, from o's rounded values), their
+// log-sum-exp (+inf for a row with every key masked) and, when asked, the weights.
+void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c1,
+                   const ForwardTargets& t) {
+  float* const weights = t.weights;
   const int64_t n_rows = c1 - c0, dv = p.dv;
   std::vector<float> acc(n_rows * dv, 0.0f);  // [n_rows, dv]
   std::vector<float> m(n_rows, -kInf), l(n_rows, 0.0f);
@@ -202,16 +213,22 @@ void forward_chunk(const Problem& p, int64_t b, int64_t h, int64_t c0, int64_t c
     }
   }
   for (int64_t r = 0; r < n_rows; ++r) {
-    const int64_t i = c0 + r;
-    float* dst = out + (p.bh(b, h) * p.nq + i) * dv;
-    float& row_lse = lse[p.bh(b, h) * p.nq + i];
+    const int64_t i = c0 + r, row = p.bh(b, h) * p.nq + i;
+    float* __restrict o_row = acc.data() + r * dv;  // normalised in place
+    float& row_lse = t.lse[row];
     if (l[r] > 0.0f) {
       const float inv = 1.0f / l[r];
-      for (int64_t c = 0; c < dv; ++c) dst[c] = acc[r * dv + c] * inv;
+      for (int64_t c = 0; c < dv; ++c) o_row[c] *= inv;
       row_lse = m[r] + std::log(l[r]);
     } else {
-      std::fill(dst, dst + dv, 0.0f);
+      std::fill(o_row, o_row + dv, 0.0f);
       row_lse = kInf;
+    }
+    if (t.o != nullptr) std::copy_n(o_row, dv, t.o + row * dv);
+    if (t.gate != nullptr) {
+      const float* __restrict g = t.gate + row * dv;
+      float* __restrict y = t.gated + row * dv;
+      for (int64_t c = 0; c < dv; ++c) y[c] = sigmoid_approx(g[c]) * o_row[c];
     }
     if (weights != nullptr) {
       float* w = weights + (p.bh(b, h) * p.nq + i) * p.nk;
@@ -378,32 +395,6 @@ void dense_attention_backward(const Saved& saved, const Var& q, const Var& k, co
   const int64_t B = p.B, H = p.H, nq = p.nq, nk = p.nk, d = p.d, dv = p.dv;
   const int64_t n_rows = B * H * nq;
 
-  // Gate: out = sigmoid(gate) * o, so dO = grad * sigmoid(gate) and
-  // dgate = grad * o * sigmoid(gate) * (1 - sigmoid(gate)).
-  const Tensor& o = gate.defined() ? saved.o : out_value;  // [B, H, nq, dv]
-  Tensor d_out_gated;
-  const float* d_out = grad.data();
-  if (gate.defined()) {
-    d_out_gated = Tensor::uninitialized(grad.shape());  // every element written
-    float* dgate = gate.requires_grad() ? gate.grad_mut().data() : nullptr;
-    parallel_for_blocks(grad.numel(), 1 << 14, [&](int64_t lo, int64_t hi) {
-      const float* __restrict gv = gate.value().data();  // locals, so that the loops vectorise
-      const float* __restrict gr = grad.data();
-      const float* __restrict ov = o.data();
-      float* __restrict dout = d_out_gated.data();
-      if (dgate == nullptr) {
-        for (int64_t e = lo; e < hi; ++e) dout[e] = gr[e] * sigmoid_approx(gv[e]);
-        return;
-      }
-      float* __restrict dg = dgate;
-      for (int64_t e = lo; e < hi; ++e) {
-        const float sg = sigmoid_approx(gv[e]);
-        dout[e] = gr[e] * sg;
-        dg[e] += gr[e] * ov[e] * sg * (1.0f - sg);
-      }
-    });
-    d_out = d_out_gated.data();
-  }
   const bool need_q = q.requires_grad(), need_k = k.requires_grad(), need_v = v.requires_grad();
   bool any_bias_grad = false;
   for (std::size_t i = 0; i < biases.size(); ++i) {
@@ -411,13 +402,37 @@ void dense_attention_backward(const Saved& saved, const Var& q, const Var& k, co
     p.biases[i].grad = biases[i].grad_mut().data();
     any_bias_grad = true;
   }
-  if (!need_q && !need_k && !need_v && !any_bias_grad) return;
+  const bool need_attention = need_q || need_k || need_v || any_bias_grad;
 
-  // delta = rowsum(dO * O) [B, H, nq].
-  Tensor delta({B, H, nq});
+  // One pass over rows: the gate's gradients, then delta = rowsum(dO * O) [B, H, nq] while the
+  // rows are in cache. Gate: out = sigmoid(gate) * o, so dO = grad * sigmoid(gate) and
+  // dgate = grad * o * sigmoid(gate) * (1 - sigmoid(gate)).
+  const Tensor& o = gate.defined() ? saved.o : out_value;  // [B, H, nq, dv]
+  Tensor d_out_gated = gate.defined() ? Tensor::uninitialized(grad.shape()) : Tensor();  // every element written
+  const float* d_out = gate.defined() ? d_out_gated.data() : grad.data();
+  float* dgate = gate.defined() && gate.requires_grad() ? gate.grad_mut().data() : nullptr;
+  Tensor delta = need_attention ? Tensor::uninitialized({B, H, nq}) : Tensor();
   parallel_for_blocks(n_rows, 256, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) delta[r] = row_dot(d_out + r * dv, o.data() + r * dv, dv);
+    if (gate.defined()) {
+      const float* __restrict gv = gate.value().data();  // locals, so that the loops vectorise
+      const float* __restrict gr = grad.data();
+      const float* __restrict ov = o.data();
+      float* __restrict dout = d_out_gated.data();
+      if (dgate == nullptr) {
+        for (int64_t e = lo * dv; e < hi * dv; ++e) dout[e] = gr[e] * sigmoid_approx(gv[e]);
+      } else {
+        float* __restrict dg = dgate;
+        for (int64_t e = lo * dv; e < hi * dv; ++e) {
+          const float sg = sigmoid_approx(gv[e]);
+          dout[e] = gr[e] * sg;
+          dg[e] += gr[e] * ov[e] * sg * (1.0f - sg);
+        }
+      }
+    }
+    if (need_attention)
+      for (int64_t r = lo; r < hi; ++r) delta[r] = row_dot(d_out + r * dv, o.data() + r * dv, dv);
   });
+  if (!need_attention) return;
 
   // Work items: (b, h, key segment); batches or heads are folded into one item when a bias
   // that needs a gradient is broadcast over them, and a bias broadcast over keys keeps one
@@ -547,8 +562,18 @@ Var dense_attention(const Var& q, const Var& k, const Var& v, const DenseAttenti
     weights = weights_out->data();
   }
 
-  Tensor o({B, H, nq, dv});  // [B, H, nq, dv] un-gated output
-  Tensor lse({B, H, nq});    // [B, H, nq]
+  // The un-gated output o [B, H, nq, dv] is the result without a gate, and the backward's
+  // input with one; the gated result sigmoid(gate) * o is written in the same pass.
+  const bool gated = options.gate.defined(), keep_o = !gated || record;
+  Tensor o = keep_o ? Tensor::uninitialized({B, H, nq, dv}) : Tensor();  // every element written
+  Tensor out = gated ? Tensor::uninitialized({B, H, nq, dv}) : Tensor();
+  Tensor lse = Tensor::uninitialized({B, H, nq});
+  ForwardTargets targets;
+  targets.o = keep_o ? o.data() : nullptr;
+  targets.gate = gated ? options.gate.value().data() : nullptr;
+  targets.gated = gated ? out.data() : nullptr;
+  targets.lse = lse.data();
+  targets.weights = weights;
   int64_t chunk = options.chunk_size > 0 ? options.chunk_size : kDefaultChunk;
   chunk = (chunk + kQueryTile - 1) / kQueryTile * kQueryTile;
   const int64_t n_chunks = (nq + chunk - 1) / chunk;
@@ -562,18 +587,10 @@ Var dense_attention(const Var& q, const Var& k, const Var& v, const DenseAttenti
     const int64_t c = item % n_chunks, outer = item / n_chunks;
     const int64_t b = heads_outer ? outer % B : outer / H, h = heads_outer ? outer / B : outer % H;
     const int64_t c0 = c * chunk, c1 = std::min(nq, c0 + chunk);
-    forward_chunk(p, b, h, c0, c1, o.data(), lse.data(), weights);
+    forward_chunk(p, b, h, c0, c1, targets);
   });
 
-  Tensor out;
-  if (options.gate.defined()) {
-    out = Tensor::uninitialized(o.shape());  // [B, H, nq, dv], every element written
-    parallel_for_blocks(o.numel(), 1 << 14, [&](int64_t lo, int64_t hi) {
-      const float* __restrict gv = options.gate.value().data();  // locals, so that the loop vectorises
-      const float* __restrict ov = o.data();
-      float* __restrict ys = out.data();
-      for (int64_t e = lo; e < hi; ++e) ys[e] = sigmoid_approx(gv[e]) * ov[e];
-    });
+  if (gated) {
     if (record) saved->o = std::move(o);
   } else {
     out = std::move(o);
