@@ -1,7 +1,8 @@
-// gated_output_projection (the triangle multiplications' gated output, AF2 Alg. 11 / 12 line 6)
+// gated_output_projection (the triangle multiplications' output, AF2 Alg. 11 / 12 lines 5-6)
 // against the plain composition of ops, its gradients, and its thread invariance.
 #include <catch2/catch.hpp>
 
+#include "attend/bio/evoformer/channel_first_layer_norm.hpp"
 #include "attend/bio/evoformer/gated_output_projection.hpp"
 #include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/elementwise.hpp"
@@ -14,24 +15,31 @@ using namespace attend;
 
 namespace {
 
-// The unfused composition: mul(sigmoid(linear(zn, wg, bg)), linear(xn, wp, bp)).
+constexpr float kEps = 1e-5f;
+
+// The unfused composition: mul(sigmoid(linear(zn, wg, bg)), linear(channel_first_layer_norm(x), wp, bp)).
 Var plain(const std::vector<Var>& v) {
-  return ops::mul(ops::sigmoid(ops::linear(v[0], v[1], v[2])), ops::linear(v[3], v[4], v[5]));
+  return ops::mul(ops::sigmoid(ops::linear(v[0], v[1], v[2])),
+                  ops::linear(bio::channel_first_layer_norm(v[3], v[4], v[5], kEps), v[6], v[7]));
 }
 
-Var fused(const std::vector<Var>& v) { return bio::gated_output_projection(v[0], v[1], v[2], v[3], v[4], v[5]); }
+Var fused(const std::vector<Var>& v) {
+  return bio::gated_output_projection(v[0], v[1], v[2], v[3], v[4], v[5], kEps, v[6], v[7]);
+}
 
-// zn [2, 300, 4] and xn [2, 300, 5]: 600 rows, so two row blocks (512 + 88); Kg = 4, Kp = 5,
-// C = 3.
-std::vector<Tensor> inputs(uint64_t seed, int64_t a = 2, int64_t b = 300) {
-  return {testing::random_tensor({a, b, 4}, seed),     testing::random_tensor({4, 3}, seed + 1),
-          testing::random_tensor({3}, seed + 2),       testing::random_tensor({a, b, 5}, seed + 3),
-          testing::random_tensor({5, 3}, seed + 4),    testing::random_tensor({3}, seed + 5)};
+// zn [n0, n1, 4], x [5, n0, n1]: Kg = 4, C = 5, D = 3. At n0 = 2, n1 = 300: 600 positions, so
+// two blocks (512 + 88).
+std::vector<Tensor> inputs(uint64_t seed, int64_t n0 = 2, int64_t n1 = 300) {
+  return {testing::random_tensor({n0, n1, 4}, seed), testing::random_tensor({4, 3}, seed + 1),
+          testing::random_tensor({3}, seed + 2),     testing::random_tensor({5, n0, n1}, seed + 3),
+          testing::random_tensor({5}, seed + 4),     testing::random_tensor({5}, seed + 5),
+          testing::random_tensor({5, 3}, seed + 6),  testing::random_tensor({3}, seed + 7)};
 }
 
 }  // namespace
 
-TEST_CASE("gated_output_projection equals mul of sigmoid of linear and linear, gradients too", "[bio]") {
+TEST_CASE("gated_output_projection equals the gate times the projection of the channel-first layer norm, "
+          "gradients too", "[bio]") {
   testing::ScopedThreads threads(1);
   testing::require_fused_matches_plain(fused, plain, inputs(3));
 }
@@ -59,8 +67,10 @@ TEST_CASE("gated_output_projection: 1 and 2 threads give the same bits, bad shap
     REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
   std::vector<Var> v;
   for (const Tensor& t : x) v.emplace_back(t, false);
-  const Var bad_rows(testing::random_tensor({2, 299, 5}, 1), false);  // 598 rows against zn's 600
-  REQUIRE_THROWS(bio::gated_output_projection(v[0], v[1], v[2], bad_rows, v[4], v[5]));
-  const Var bad_width(testing::random_tensor({5, 2}, 1), false);  // C = 2 against wg's 3
-  REQUIRE_THROWS(bio::gated_output_projection(v[0], v[1], v[2], v[3], bad_width, v[5]));
+  const Var bad_positions(testing::random_tensor({5, 2, 299}, 1), false);  // 2 x 299 against zn's 2 x 300
+  REQUIRE_THROWS(bio::gated_output_projection(v[0], v[1], v[2], bad_positions, v[4], v[5], kEps, v[6], v[7]));
+  const Var bad_width(testing::random_tensor({5, 2}, 1), false);  // D = 2 against wg's 3
+  REQUIRE_THROWS(bio::gated_output_projection(v[0], v[1], v[2], v[3], v[4], v[5], kEps, bad_width, v[7]));
+  const Var bad_gamma(testing::random_tensor({4}, 1), false);  // [4] against C = 5
+  REQUIRE_THROWS(bio::gated_output_projection(v[0], v[1], v[2], v[3], bad_gamma, v[5], kEps, v[6], v[7]));
 }

@@ -57,10 +57,10 @@ Var TriangleMultiplication::forward(const Var& z) const {
                                   linear_b_p_->bias());  // outgoing [c, j, k]; incoming [c, k, j]
   const Var x = outgoing_ ? ops::batched_matmul(at, bt, false, true)   // [c, i, j]
                           : ops::batched_matmul(at, bt, true, false);  // [c, i, j]
-  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_out_).forward_channel_first(x);  // [n_res, n_res, c]
-  // sigmoid(linear_g(zn)) * linear_z(xn)
-  return gated_output_projection(zn, linear_g_->weight(), linear_g_->bias(), xn, linear_z_->weight(),
-                                 linear_z_->bias());  // [n_res, n_res, c_z]
+  // sigmoid(linear_g(zn)) * linear_z(layer_norm_out(x)), x normalised over its first axis
+  const auto& norm_out = static_cast<const LayerNormModule&>(*layer_norm_out_);
+  return gated_output_projection(zn, linear_g_->weight(), linear_g_->bias(), x, norm_out.weight(), norm_out.bias(),
+                                 LayerNormModule::kEps, linear_z_->weight(), linear_z_->bias());  // [n_res, n_res, c_z]
 }
 
 void TriangleMultiplication::register_into(Registry& registry) {
