@@ -68,13 +68,14 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   const bool training = is_training();
   const float pm = options_.msa_dropout, pz = options_.pair_dropout;
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
-  // One module's update; with `checkpoint` the outgoing triangle multiplication's goes through
-  // attend::recompute, every other module keeps its intermediates. Since its gated output and the outer product
-  // mean's bias keep nothing (session 13) the block's peak (n_seq 128, n_res 256, 2 threads)
-  // is 1485 MiB with the MSA column attention and transition recomputed; keeping them costs
-  // 164 MiB of peak (1649 MiB) and saves their forwards (about 100 ms CPU); keeping the
-  // outgoing triangle multiplication as well would cost 90 MiB more (1739 MiB, about 43 % of
-  // the PyTorch reference's 4006-4088) for about 75 ms, so `checkpoint` still recomputes it.
+  // One module's update; with `checkpoint` the outgoing triangle multiplication's goes
+  // through attend::recompute, every other module keeps its intermediates. Since the
+  // triangle multiplications' gated output keeps nothing (session 13), the block's peak
+  // (n_seq 128, n_res 256, 1 thread) is 1485 MiB with the MSA column attention and transition
+  // recomputed; keeping them costs 145 MiB (1630 MiB; 1649 on 2 threads) and saves their
+  // forwards (about 100 ms CPU). Keeping the outgoing triangle multiplication as well would
+  // cost 90 MiB more (1739 MiB on 2 threads, about 43 % of the PyTorch reference's 4006-4088)
+  // for about 75 ms, so `checkpoint` still recomputes it.
   auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
     if (!options_.checkpoint || &module != tri_mul_out_) return f(inputs);
     std::vector<Var> parameters;
