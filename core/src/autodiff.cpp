@@ -102,13 +102,26 @@ Tensor& Var::grad_mut() const {
 }
 
 void Var::accumulate_grad(const Tensor& g) const {
-  Tensor& mine = grad_mut();
+  ATTEND_CHECK(node_, "accumulate_grad of an undefined Var");
+  ensure_grad(*node_);
+  Tensor& mine = node_->grad;
   ATTEND_CHECK(g.shape() == mine.shape(), "gradient of shape " << shape_to_string(g.shape())
                                                                << " for a value of shape "
                                                                << shape_to_string(mine.shape()));
+  // The first gradient is copied (0 + g, without zeroing the buffer first), later ones added;
+  // in parallel over fixed blocks, each element's sum in the order of the calls.
+  constexpr int64_t kBlock = int64_t{1} << 16;  // floats: 256 KiB
+  const bool first = !node_->has_grad;
+  node_->has_grad = true;
   float* out = mine.data();
   const float* in = g.data();
-  for (int64_t i = 0; i < g.numel(); ++i) out[i] += in[i];
+  parallel_for_blocks(g.numel(), kBlock, [=](int64_t lo, int64_t hi) {
+    if (first) {
+      std::copy(in + lo, in + hi, out + lo);
+    } else {
+      for (int64_t i = lo; i < hi; ++i) out[i] += in[i];
+    }
+  });
 }
 
 void Var::zero_grad() const {

@@ -31,13 +31,13 @@ TEST_CASE("outer_product_mean matches AF2 Alg. 10", "[bio]") { check_forward(opm
 
 TEST_CASE("outer_product_mean gradients: inputs and parameters", "[bio][grad]") { check_module_grads(opm_case()); }
 
-TEST_CASE("outer_product_mean_projection: gradients of a, b and w", "[bio][grad]") {
+TEST_CASE("outer_product_mean_projection: gradients of a, b, w and the bias", "[bio][grad]") {
   // 70 rows: the backward sums the partials of three fixed 32-row blocks, the last one 6 rows,
   // and its products run over 8-row pieces with a short last piece.
   const std::vector<Tensor> inputs = {testing::random_tensor({3, 70, 2}, 1), testing::random_tensor({3, 70, 2}, 2),
-                                      testing::random_tensor({4, 3}, 3)};
+                                      testing::random_tensor({4, 3}, 3), testing::random_tensor({3}, 4)};
   const auto r = testing::check_gradients(
-      [](const std::vector<Var>& x) { return bio::outer_product_mean_projection(x[0], x[1], x[2]); }, inputs);
+      [](const std::vector<Var>& x) { return bio::outer_product_mean_projection(x[0], x[1], x[2], x[3]); }, inputs);
   INFO(r.report);
   CHECK(r.ok);
 }

@@ -78,3 +78,39 @@ TEST_CASE("a large gradient starts at zero in memory that held other values, on 
   }
   set_num_threads(before);
 }
+
+TEST_CASE("accumulate_grad copies the first gradient into reused memory and adds later ones, on 1 and 2 threads",
+          "[core][grad]") {
+  keep_freed_memory();  // the gradient reuses the block freed just before: nothing may be left of it
+  const int64_t large = static_cast<int64_t>(detail::kLargeBlock / sizeof(float)) + 1000;
+  const int before = num_threads();
+  Tensor g1 = Tensor::uninitialized({large}), g2 = Tensor::uninitialized({large});  // [large] each
+  for (int64_t i = 0; i < large; ++i) {
+    g1[i] = static_cast<float>(i % 13) - 6.0f;
+    g2[i] = 0.25f * static_cast<float>(i % 7);
+  }
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Var x(Tensor({large}, 1.0f), true);
+    {
+      Tensor junk = Tensor::uninitialized({large});
+      std::fill(junk.begin(), junk.end(), 7.0f);
+    }
+    x.accumulate_grad(g1);
+    REQUIRE(x.has_grad());
+    REQUIRE(std::equal(g1.begin(), g1.end(), x.grad().begin()));
+    x.accumulate_grad(g2);
+    const Tensor& g = x.grad();
+    for (int64_t i = 0; i < large; ++i) REQUIRE(g[i] == g1[i] + g2[i]);
+    CHECK_THROWS_AS(x.accumulate_grad(Tensor({3})), Error);
+  }
+  set_num_threads(before);
+  // a bound gradient: the first one lands in the external memory too
+  std::vector<float> values{1.0f, 2.0f}, grads{0.0f, 0.0f};
+  Var w(Tensor::view(values.data(), {2}), true);
+  w.bind_grad(Tensor::view(grads.data(), {2}));
+  w.accumulate_grad(Tensor({2}, {3.0f, -4.0f}));
+  w.accumulate_grad(Tensor({2}, {1.0f, 1.0f}));
+  CHECK(grads[0] == 4.0f);
+  CHECK(grads[1] == -3.0f);
+}

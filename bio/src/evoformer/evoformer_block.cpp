@@ -31,7 +31,7 @@ const OptionList<EvoformerBlockOptions>& EvoformerBlockOptions::option_list() {
                OptionRange::fraction())
           .add("chunk_size", &O::chunk_size, "handed to every attention; 0: automatic", OptionRange::at_least(0.0))
           .add("checkpoint", &O::checkpoint,
-               "recompute the intermediates of the MSA column attention, MSA transition and outgoing triangle multiplication in the backward pass")
+               "recompute the intermediates of the outgoing triangle multiplication in the backward pass")
           .add("seed", &O::seed, "seeds the initialisation");
   return list;
 }
@@ -68,21 +68,16 @@ EvoformerState EvoformerBlock::forward(const Var& m_in, const Var& z_in, uint64_
   const bool training = is_training();
   const float pm = options_.msa_dropout, pz = options_.pair_dropout;
   auto stream = [seed](uint64_t k) { return mix64(seed ^ (0x45766f00ULL + k)); };
-  // One module's update, through attend::recompute when checkpointing, except for the outer
-  // product mean (it keeps little: a, b [n_seq, n_res, c_hidden_opm], and its forward is the
-  // block's costliest), the last four modules, the triangle attentions, the incoming triangle
-  // multiplication and the pair transition (the backward reaches them first, so their kept
-  // intermediates add less to the peak than recomputing them costs) and the MSA row attention,
-  // whose forward costs the most per MiB kept. n_seq 128, n_res 256, 1 thread: keeping the row
-  // attention costs 155 MiB of peak and saves its forward (about 190 ms CPU); since the
-  // transitions no longer keep their hidden layer (relu_feed_forward, 1795 -> 1538 MiB) the
-  // incoming triangle multiplication is kept too (1538 -> 1754 MiB, below the 1795 of before,
-  // for about 130 ms of forward). The column attention (166 MiB for about 110 ms), the MSA
-  // transition and the outgoing triangle multiplication are recomputed.
+  // One module's update; with `checkpoint` the outgoing triangle multiplication's goes
+  // through attend::recompute, every other module keeps its intermediates. Since the
+  // triangle multiplications' gated output keeps nothing (session 13), the block's peak
+  // (n_seq 128, n_res 256, 1 thread) is 1485 MiB with the MSA column attention and transition
+  // recomputed; keeping them costs 145 MiB (1630 MiB; 1649 on 2 threads) and saves their
+  // forwards (about 100 ms CPU). Keeping the outgoing triangle multiplication as well would
+  // cost 90 MiB more (1739 MiB on 2 threads, about 43 % of the PyTorch reference's 4006-4088)
+  // for about 75 ms, so `checkpoint` still recomputes it.
   auto update = [this](const Module& module, const RecomputeFn& f, const std::vector<Var>& inputs) {
-    const bool keep = &module == msa_row_ || &module == outer_product_mean_ || &module == tri_mul_in_ ||
-                      &module == tri_att_start_ || &module == tri_att_end_ || &module == pair_transition_;
-    if (!options_.checkpoint || keep) return f(inputs);
+    if (!options_.checkpoint || &module != tri_mul_out_) return f(inputs);
     std::vector<Var> parameters;
     for (const auto& [name, p] : module.named_parameters()) parameters.push_back(p);
     return recompute(f, inputs, parameters);

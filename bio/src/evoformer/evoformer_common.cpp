@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "attend/bio/evoformer/channel_first_layer_norm.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/init.hpp"
 #include "attend/core/ops/layer_norm.hpp"
@@ -35,13 +34,7 @@ LayerNormModule::LayerNormModule(int64_t c) : c_(c) {
 Var LayerNormModule::forward(const Var& x) const {
   ATTEND_CHECK(x.value().rank() >= 1 && x.dim(-1) == c_,
                "layer_norm expects [..., " << c_ << "], got " << shape_to_string(x.shape()));
-  return ops::layer_norm(x, weight_, bias_, 1e-5f);
-}
-
-Var LayerNormModule::forward_channel_first(const Var& x) const {
-  ATTEND_CHECK(x.value().rank() == 3 && x.dim(0) == c_,
-               "layer_norm expects [" << c_ << ", n_0, n_1], got " << shape_to_string(x.shape()));
-  return channel_first_layer_norm(x, weight_, bias_, 1e-5f);
+  return ops::layer_norm(x, weight_, bias_, kEps);
 }
 
 void require_positive(const std::string& owner, const std::string& key, int64_t value) {

@@ -33,8 +33,10 @@ class LayerNormModule : public Module {
   Json config() const override { return Json{{"c", c_}}; }
   /// x [..., c] -> [..., c] through ops::layer_norm.
   Var forward(const Var& x) const;
-  /// x [c, n_0, n_1] -> [n_0, n_1, c] through channel_first_layer_norm.
-  Var forward_channel_first(const Var& x) const;
+  /// The scale [c] and shift [c], for fused ops that normalise inside (eps: kEps).
+  const Var& weight() const { return weight_; }
+  const Var& bias() const { return bias_; }
+  static constexpr float kEps = 1e-5f;
 
  private:
   int64_t c_;

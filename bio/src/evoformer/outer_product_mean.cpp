@@ -5,7 +5,6 @@
 
 #include "attend/core/error.hpp"
 #include "attend/core/gemm.hpp"
-#include "attend/core/ops/elementwise.hpp"
 #include "attend/core/parallel.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
@@ -47,17 +46,18 @@ void outer_chunk(const float* a, const float* b, int64_t s, int64_t n, int64_t c
 
 }  // namespace
 
-Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
+Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, const Var& bias) {
   const Tensor& av = a.value();
   const Tensor& bv = b.value();
   const Tensor& wv = w.value();
   ATTEND_CHECK(av.rank() == 3 && av.shape() == bv.shape() && wv.rank() == 2 &&
-                   wv.dim(0) == av.dim(2) * av.dim(2),
-               "outer_product_mean_projection expects a, b [S, N, C] and w [C * C, c_z], got "
+                   wv.dim(0) == av.dim(2) * av.dim(2) && bias.value().shape() == Shape{wv.dim(1)},
+               "outer_product_mean_projection expects a, b [S, N, C], w [C * C, c_z] and bias [c_z], got "
                    << shape_to_string(av.shape()) << ", " << shape_to_string(bv.shape()) << ", "
-                   << shape_to_string(wv.shape()));
+                   << shape_to_string(wv.shape()) << ", " << shape_to_string(bias.shape()));
   const int64_t s = av.dim(0), n = av.dim(1), c = av.dim(2), cz = wv.dim(1), cc = c * c;
   Tensor out = Tensor::uninitialized({n, n, cz});  // [N, N, c_z], every element written
+  const float* bias_p = bias.value().data();       // [c_z]
   parallel_for_blocks(n, kProductRows, [&](int64_t lo, int64_t hi) {
     const int64_t rows = hi - lo;
     // [rows * C, cols * C], [rows, cols, C * C], [rows, cols, c_z]
@@ -65,14 +65,19 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
     for (int64_t j0 = 0; j0 < n; j0 += kChunkCols) {
       const int64_t cols = std::min(kChunkCols, n - j0);
       outer_chunk(av.data(), bv.data(), s, n, c, lo, rows, j0, cols, p.data(), o.data());
-      // y [rows * cols, c_z] = o [rows * cols, C * C] w, then out[lo + r, j0:j0 + cols] = y[r]
+      // y [rows * cols, c_z] = o [rows * cols, C * C] w, then out[lo + r, j0:j0 + cols] = y[r] + bias
       gemm_one_block(false, false, rows * cols, cz, cc, 1.0f, o.data(), cc, wv.data(), cz, 0.0f, y.data(), cz);
       for (int64_t r = 0; r < rows; ++r)
-        std::copy_n(y.data() + r * cols * cz, cols * cz, out.data() + ((lo + r) * n + j0) * cz);
+        for (int64_t j = 0; j < cols; ++j) {
+          const float* __restrict yj = y.data() + (r * cols + j) * cz;
+          float* __restrict to = out.data() + ((lo + r) * n + j0 + j) * cz;
+          for (int64_t t = 0; t < cz; ++t) to[t] = yj[t] + bias_p[t];
+        }
     }
   });
-  return Var::from_op(std::move(out), {a, b, w}, [a, b, w, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
+  return Var::from_op(std::move(out), {a, b, w, bias}, [a, b, w, bias, s, n, c, cz, cc](const Tensor&, const Tensor& gy) {
     const bool need_a = a.requires_grad(), need_b = b.requires_grad(), need_w = w.requires_grad();
+    const bool need_bias = bias.requires_grad();
     const float* ap = a.value().data();
     const float* bp = b.value().data();
     const float* wp = w.value().data();
@@ -84,12 +89,21 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
     const int64_t n_blocks = (n + block_rows - 1) / block_rows, db_size = s * n * c, dw_size = cc * cz;
     std::vector<float> db_partial(need_b ? static_cast<std::size_t>(n_blocks * db_size) : 0);
     std::vector<float> dw_partial(need_w ? static_cast<std::size_t>(n_blocks * dw_size) : 0);
+    std::vector<float> dbias_partial(need_bias ? static_cast<std::size_t>(n_blocks * cz) : 0);
     parallel_for_blocks(n, block_rows, [&](int64_t lo, int64_t hi) {
       const int64_t block = lo / block_rows;
       float* db_part = need_b ? db_partial.data() + block * db_size : nullptr;  // [S, N * C2]
       float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
       if (db_part) std::fill_n(db_part, db_size, 0.0f);
       if (dw_part) std::fill_n(dw_part, dw_size, 0.0f);
+      if (need_bias) {  // dbias [c_z] = sum of dy over the block's rows (i, j), in order
+        float* __restrict dbias = dbias_partial.data() + block * cz;
+        std::fill_n(dbias, cz, 0.0f);
+        for (int64_t e = lo * n; e < hi * n; ++e) {
+          const float* __restrict g = gy.data() + e * cz;
+          for (int64_t t = 0; t < cz; ++t) dbias[t] += g[t];
+        }
+      }
       const int64_t chunk_size = need_w ? kProductRows * kChunkCols : 0;  // dw's recomputed outer products only
       // [rows * C, cols * C], [rows, cols, C * C], dy's chunk [rows, cols, c_z]
       std::vector<float> p(chunk_size * cc), o(chunk_size * cc), gy_chunk(chunk_size * cz);
@@ -141,6 +155,7 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w) {
     };
     if (need_b) add_partials(db_partial, db_size, b.grad_mut().data());
     if (need_w) add_partials(dw_partial, dw_size, w.grad_mut().data());
+    if (need_bias) add_partials(dbias_partial, cz, bias.grad_mut().data());
   });
 }
 
@@ -178,8 +193,7 @@ Var OuterProductMean::forward(const Var& m) const {
   const Var x = ln.forward(m);                                   // [n_seq, n_res, c_m]
   const Var a = linear_a_->forward(x);                           // [n_seq, n_res, c_hidden]
   const Var b = linear_b_->forward(x);                           // [n_seq, n_res, c_hidden]
-  const Var o = outer_product_mean_projection(a, b, linear_out_->weight());  // [n_res, n_res, c_z]
-  return ops::add(o, linear_out_->bias());                       // [n_res, n_res, c_z]
+  return outer_product_mean_projection(a, b, linear_out_->weight(), linear_out_->bias());  // [n_res, n_res, c_z]
 }
 
 void OuterProductMean::register_into(Registry& registry) {

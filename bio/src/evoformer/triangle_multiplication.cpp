@@ -1,10 +1,9 @@
 #include "attend/bio/evoformer/triangle_multiplication.hpp"
 
+#include "attend/bio/evoformer/gated_output_projection.hpp"
 #include "attend/bio/evoformer/gated_projection.hpp"
 #include "attend/core/error.hpp"
-#include "attend/core/ops/activation.hpp"
 #include "attend/core/ops/batched_matmul.hpp"
-#include "attend/core/ops/elementwise.hpp"
 #include "attend/core/registry.hpp"
 #include "evoformer_common.hpp"
 
@@ -58,9 +57,10 @@ Var TriangleMultiplication::forward(const Var& z) const {
                                   linear_b_p_->bias());  // outgoing [c, j, k]; incoming [c, k, j]
   const Var x = outgoing_ ? ops::batched_matmul(at, bt, false, true)   // [c, i, j]
                           : ops::batched_matmul(at, bt, true, false);  // [c, i, j]
-  const Var xn = static_cast<const LayerNormModule&>(*layer_norm_out_).forward_channel_first(x);  // [n_res, n_res, c]
-  const Var g = ops::sigmoid(linear_g_->forward(zn));  // [n_res, n_res, c_z]
-  return ops::mul(g, linear_z_->forward(xn));          // [n_res, n_res, c_z]
+  // sigmoid(linear_g(zn)) * linear_z(layer_norm_out(x)), x normalised over its first axis
+  const auto& norm_out = static_cast<const LayerNormModule&>(*layer_norm_out_);
+  return gated_output_projection(zn, linear_g_->weight(), linear_g_->bias(), x, norm_out.weight(), norm_out.bias(),
+                                 LayerNormModule::kEps, linear_z_->weight(), linear_z_->bias());  // [n_res, n_res, c_z]
 }
 
 void TriangleMultiplication::register_into(Registry& registry) {

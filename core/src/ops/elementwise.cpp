@@ -66,15 +66,17 @@ Var binary(const Var& a, const Var& b, BinaryKind kind, const char* name) {
   return Var::from_op(std::move(out), {a, b}, [a, b, bc, kind](const Tensor&, const Tensor& gy) {
     const float* g = gy.data();
     if (a.requires_grad()) {
-      float* ga = a.grad_mut().data();
       if (kind == BinaryKind::kMul) {
+        float* ga = a.grad_mut().data();
         const float* bp = b.value().data();
         for_each_broadcast(bc, [&](int64_t i, int64_t j) { ga[i] += g[i] * bp[j]; });
       } else {
-        detail::add_into(ga, g, gy.numel());
+        a.accumulate_grad(gy);  // a first gradient is copied, not added to zeros
       }
     }
-    if (b.requires_grad()) {
+    if (b.requires_grad() && kind == BinaryKind::kAdd && b.value().shape() == gy.shape()) {
+      b.accumulate_grad(gy);  // b of a's shape (a residual add)
+    } else if (b.requires_grad()) {
       const float* weight = kind == BinaryKind::kMul ? a.value().data() : nullptr;
       const float sign = kind == BinaryKind::kSub ? -1.0f : 1.0f;
       detail::sum_rows_into(g, weight, bc.rows, bc.cols, sign, b.grad_mut().data());

@@ -28,9 +28,10 @@ struct OuterProductMeanOptions {
   Json to_json() const { return option_list().to_json(*this); }
 };
 
-/// z[i, j] = sum_{c1, c2} (1/S sum_s a[s, i, c1] b[s, j, c2]) w[c1 * C + c2, :] for
-/// a, b [S, N, C] and w [C * C, c_z] -> [N, N, c_z]: the mean outer product flattened and
-/// projected, fused so the [N, N, C * C] outer products are never stored.
+/// z[i, j] = sum_{c1, c2} (1/S sum_s a[s, i, c1] b[s, j, c2]) w[c1 * C + c2, :] + bias for
+/// a, b [S, N, C], w [C * C, c_z] and bias [c_z] -> [N, N, c_z]: the mean outer product
+/// flattened and projected, fused so the [N, N, C * C] outer products are never stored (and
+/// the bias added as each chunk is written, its gradient summed per block of rows i).
 /// Parallel strategy: fixed blocks of 8 rows i, each in chunks of 16 columns j: one product
 /// a^T b for the chunk's 8 x 16 (i, j) pairs ([8 C1, 16 C2]), reordered to [(i, j), C1 * C2]
 /// and projected while both stay in the core's L2 (512 KiB each at C = 32). Block and chunk
@@ -42,7 +43,7 @@ struct OuterProductMeanOptions {
 /// order. With forward FLOPs F (2/3 outer products, 1/3 projection) the backward does 8/3 F
 /// (dO once, O once) instead of 3 F. Scratch: about 9 N C^2 + 256 C^2 floats per thread and,
 /// per block, S N C + C^2 c_z floats of partials (at most 16 blocks).
-Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w);
+Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, const Var& bias);
 
 /// Parameters: layer_norm (c_m), linear_a, linear_b [c_m, c_hidden] (AF2 default init),
 /// linear_out [c_hidden^2, c_z] with bias (AF2 "final" init: zeros).
