@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PGExplainer's setting chosen on validation nodes (issue #14): on the graph and trained GCN
-checkpoint that benchmarks/explain_auc.py left in --work (BENCH-SEED/gcn.h5, SEED = --tune-seed),
+checkpoint that benchmarks/explain_auc.py left in --work (BENCH-SEED/gcn.h5, SEED = --tune-seed;
+BENCH-authors-SEED with --recipe authors, as explain_auc.py names its folders),
 each setting (explain_auc.py's pgexplainer rows: PyTorch Geometric's coefficients or the
 authors' notebooks', the MLP trained on the training split or on the explained nodes, scoring
 the explained edges or the whole subgraph, PyG's training or the authors' recipe) explains
@@ -67,11 +68,18 @@ def main():
     parser.add_argument("--tune-seed", type=int, default=0)
     parser.add_argument("--benchmarks", default=",".join(PG_AUTHORS))
     parser.add_argument("--settings", default="|".join(SETTINGS), help="the settings screened, '|'-separated")
+    parser.add_argument("--recipe", choices=["paper", "authors"], default="paper",
+                        help="the graphs explain_auc.py --recipe built: the paper's text, or the authors' released "
+                             "data (tree-cycles and tree-grid only)")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.recipe == "authors" and set(args.benchmarks.split(",")) - {"tree-cycles", "tree-grid"}:
+        parser.error("--recipe authors builds tree-cycles and tree-grid only")
     results = []
     for bench in args.benchmarks.split(","):
-        data = os.path.join(args.work, "%s-%d" % (bench, args.tune_seed))
+        folder = "%s-%d" % (bench, args.tune_seed) if args.recipe == "paper" else "%s-%s-%d" % (
+            bench, args.recipe, args.tune_seed)
+        data = os.path.join(args.work, folder)
         nodes = validation_motif_nodes(data)
         screen = []
         for label in args.settings.split("|"):
@@ -82,7 +90,7 @@ def main():
                 screen[-1]["explained-edges"]), flush=True)
         best = max(screen, key=lambda s: s["khop-undirected"])  # the first of equals
         print("%-13s chosen: %s" % (bench, best["setting"]), flush=True)
-        results.append({"benchmark": bench, "seed": args.tune_seed, "nodes": len(nodes), "screen": screen,
+        results.append({"benchmark": bench, "recipe": args.recipe, "seed": args.tune_seed, "nodes": len(nodes), "screen": screen,
                         "chosen": best["setting"]})
     if args.json:
         with open(args.json, "w") as f:
