@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "attend/bio/evoformer/channel_first_statistics.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
 
@@ -13,29 +14,6 @@ namespace {
 
 constexpr int64_t kBlock = 1024;  // positions per work item and per gamma / beta partial (fixed: deterministic)
 constexpr int64_t kTile = 64;     // positions whose statistics are computed together (vector lanes)
-
-// mean[t], rstd[t] of the positions lo..lo + n of x [C, rows] (n <= kTile).
-void tile_statistics(const float* x, int64_t rows, int64_t c, int64_t lo, int64_t n, float eps, float* mean,
-                     float* rstd) {
-  float* __restrict mu = mean;
-  float* __restrict rs = rstd;
-  std::fill_n(mu, n, 0.0f);
-  std::fill_n(rs, n, 0.0f);
-  for (int64_t ch = 0; ch < c; ++ch) {
-    const float* __restrict xc = x + ch * rows + lo;
-    for (int64_t t = 0; t < n; ++t) mu[t] += xc[t];
-  }
-  const float inv_c = 1.0f / static_cast<float>(c);
-  for (int64_t t = 0; t < n; ++t) mu[t] *= inv_c;
-  for (int64_t ch = 0; ch < c; ++ch) {
-    const float* __restrict xc = x + ch * rows + lo;
-    for (int64_t t = 0; t < n; ++t) {
-      const float d = xc[t] - mu[t];
-      rs[t] += d * d;
-    }
-  }
-  for (int64_t t = 0; t < n; ++t) rs[t] = 1.0f / std::sqrt(rs[t] * inv_c + eps);
-}
 
 }  // namespace
 
@@ -56,7 +34,7 @@ Var channel_first_layer_norm(const Var& x, const Var& gamma, const Var& beta, fl
       const int64_t n = std::min(kTile, hi - t0);
       float* mu = mean.data() + t0;
       float* rs = rstd.data() + t0;
-      tile_statistics(xv.data(), rows, c, t0, n, eps, mu, rs);
+      channel_first_statistics(xv.data(), rows, c, t0, n, eps, mu, rs);
       float* y = out.data() + t0 * c;  // [n, C]
       for (int64_t ch = 0; ch < c; ++ch) {
         const float* xc = xv.data() + ch * rows + t0;

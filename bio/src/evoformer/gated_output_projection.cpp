@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "attend/bio/evoformer/channel_first_statistics.hpp"
 #include "attend/core/error.hpp"
 #include "attend/core/fast_sigmoid.hpp"
 #include "attend/core/gemm.hpp"
@@ -28,24 +29,14 @@ struct BlockScratch {
 void forward_block(const float* zn, const float* wg, const float* bg, int64_t kg, const float* x, const float* gamma,
                    const float* beta, float eps, const float* wp, const float* bp, int64_t c, int64_t d, int64_t rows,
                    int64_t lo, int64_t n, BlockScratch& s) {
-  s.mean.assign(n, 0.0f);
-  s.rstd.assign(n, 0.0f);
+  s.mean.resize(n);
+  s.rstd.resize(n);
   s.xn.resize(c * n);
   s.g.resize(n * d);
   s.p.resize(n * d);
-  float* __restrict mu = s.mean.data();
-  float* __restrict rs = s.rstd.data();
-  for (int64_t ch = 0; ch < c; ++ch) {
-    const float* __restrict xc = x + ch * rows + lo;
-    for (int64_t t = 0; t < n; ++t) mu[t] += xc[t];
-  }
-  const float inv_c = 1.0f / static_cast<float>(c);
-  for (int64_t t = 0; t < n; ++t) mu[t] *= inv_c;
-  for (int64_t ch = 0; ch < c; ++ch) {
-    const float* __restrict xc = x + ch * rows + lo;
-    for (int64_t t = 0; t < n; ++t) rs[t] += (xc[t] - mu[t]) * (xc[t] - mu[t]);
-  }
-  for (int64_t t = 0; t < n; ++t) rs[t] = 1.0f / std::sqrt(rs[t] * inv_c + eps);
+  channel_first_statistics(x, rows, c, lo, n, eps, s.mean.data(), s.rstd.data());
+  const float* mu = s.mean.data();
+  const float* rs = s.rstd.data();
   for (int64_t ch = 0; ch < c; ++ch) {
     const float* __restrict xc = x + ch * rows + lo;
     float* __restrict xnc = s.xn.data() + ch * n;

@@ -43,8 +43,9 @@ class TriangleMultiplication : public Module {
   /// g_ij * linear_z(layer_norm_out(x_ij)). The gated edges a and b come channel-first from
   /// gated_projection (projections, gate and layout in one op, the projections never stored);
   /// the sum over k is one GEMM per channel (ops::batched_matmul), parallel over channels;
-  /// its channel-first result goes through channel_first_layer_norm, which writes x_ij
-  /// channel-last for linear_z without a separate transposed copy.
+  /// its channel-first result goes through gated_output_projection (layer norm, linear_z and
+  /// the gate in one op over blocks of positions, reading x channel-first; nothing between
+  /// them is stored).
   Var forward(const Var& z) const;
 
   /// Register both directions.
