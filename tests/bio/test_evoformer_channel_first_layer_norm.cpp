@@ -24,7 +24,6 @@ std::vector<Tensor> inputs(uint64_t seed) {
           testing::random_tensor({5}, seed + 2)};
 }
 
-using Result = testing::OutputAndGradients;
 
 }  // namespace
 
@@ -44,18 +43,7 @@ TEST_CASE("channel_first_layer_norm gradients against finite differences", "[bio
 
 TEST_CASE("channel_first_layer_norm: 1 and 2 threads give the same bits, bad shapes are refused", "[bio]") {
   const std::vector<Tensor> x = inputs(11);
-  Result one, two;
-  {
-    testing::ScopedThreads threads(1);
-    one = testing::output_and_gradients(fused, x);
-  }
-  {
-    testing::ScopedThreads threads(2);
-    two = testing::output_and_gradients(fused, x);
-  }
-  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
-  for (std::size_t i = 0; i < x.size(); ++i)
-    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
+  testing::require_same_bits_on_1_and_2_threads(fused, x);
   const Var bad(testing::random_tensor({4}, 1), false);  // gamma [4] against 5 channels
   std::vector<Var> v;
   for (const Tensor& t : x) v.emplace_back(t, false);

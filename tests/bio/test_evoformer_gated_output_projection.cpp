@@ -53,18 +53,7 @@ TEST_CASE("gated_output_projection gradients against finite differences", "[bio]
 
 TEST_CASE("gated_output_projection: 1 and 2 threads give the same bits, bad shapes are refused", "[bio]") {
   const std::vector<Tensor> x = inputs(11);
-  testing::OutputAndGradients one, two;
-  {
-    testing::ScopedThreads threads(1);
-    one = testing::output_and_gradients(fused, x);
-  }
-  {
-    testing::ScopedThreads threads(2);
-    two = testing::output_and_gradients(fused, x);
-  }
-  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
-  for (std::size_t i = 0; i < x.size(); ++i)
-    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
+  testing::require_same_bits_on_1_and_2_threads(fused, x);
   std::vector<Var> v;
   for (const Tensor& t : x) v.emplace_back(t, false);
   const Var bad_positions(testing::random_tensor({5, 2, 299}, 1), false);  // 2 x 299 against zn's 2 x 300

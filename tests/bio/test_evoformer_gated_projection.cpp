@@ -31,7 +31,6 @@ std::vector<Tensor> inputs(uint64_t seed) {
           testing::random_tensor({3}, seed + 4)};
 }
 
-using Result = testing::OutputAndGradients;
 
 }  // namespace
 
@@ -49,18 +48,7 @@ TEST_CASE("gated_projection gradients against finite differences", "[bio][grad]"
 
 TEST_CASE("gated_projection: 1 and 2 threads give the same bits, bad shapes are refused", "[bio]") {
   const std::vector<Tensor> x = inputs(11);
-  Result one, two;
-  {
-    testing::ScopedThreads threads(1);
-    one = testing::output_and_gradients(fused, x);
-  }
-  {
-    testing::ScopedThreads threads(2);
-    two = testing::output_and_gradients(fused, x);
-  }
-  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
-  for (std::size_t i = 0; i < x.size(); ++i)
-    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
+  testing::require_same_bits_on_1_and_2_threads(fused, x);
   const Var bad(testing::random_tensor({5, 4}, 1), false);  // w_value [5, 4] against w_gate [4, 3]
   std::vector<Var> v;
   for (const Tensor& t : x) v.emplace_back(t, false);

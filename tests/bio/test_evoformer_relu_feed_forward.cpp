@@ -45,18 +45,7 @@ TEST_CASE("relu_feed_forward gradients against finite differences", "[bio][grad]
 
 TEST_CASE("relu_feed_forward: 1 and 2 threads give the same bits, bad shapes are refused", "[bio]") {
   const std::vector<Tensor> x = inputs(11);
-  testing::OutputAndGradients one, two;
-  {
-    testing::ScopedThreads threads(1);
-    one = testing::output_and_gradients(fused, x);
-  }
-  {
-    testing::ScopedThreads threads(2);
-    two = testing::output_and_gradients(fused, x);
-  }
-  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
-  for (std::size_t i = 0; i < x.size(); ++i)
-    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
+  testing::require_same_bits_on_1_and_2_threads(fused, x);
   std::vector<Var> v;
   for (const Tensor& t : x) v.emplace_back(t, false);
   const Var bad(testing::random_tensor({5, 3}, 1), false);  // w2 [5, 3] against H = 6

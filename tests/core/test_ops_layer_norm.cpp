@@ -5,7 +5,7 @@
 #include "attend/core/error.hpp"
 #include "attend/core/ops/layer_norm.hpp"
 #include "grad_check.hpp"
-#include "scoped_threads.hpp"
+#include "fused_against_plain.hpp"
 
 using namespace attend;
 using attend::testing::check_gradients;
@@ -69,16 +69,5 @@ TEST_CASE("layer_norm: 1 and 2 threads give the same bits over several row block
   const std::vector<Tensor> inputs = {random_tensor({700, 37}, 11, -3.0f, 3.0f), random_tensor({37}, 12),
                                       random_tensor({37}, 13)};
   auto f = [](const std::vector<Var>& v) { return ops::layer_norm(v[0], v[1], v[2]); };
-  testing::OutputAndGradients one, two;
-  {
-    testing::ScopedThreads threads(1);
-    one = testing::output_and_gradients(f, inputs);
-  }
-  {
-    testing::ScopedThreads threads(2);
-    two = testing::output_and_gradients(f, inputs);
-  }
-  REQUIRE(std::equal(one.out.begin(), one.out.end(), two.out.begin()));
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    REQUIRE(std::equal(one.grads[i].begin(), one.grads[i].end(), two.grads[i].begin()));
+  testing::require_same_bits_on_1_and_2_threads(f, inputs);
 }
