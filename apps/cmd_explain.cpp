@@ -66,6 +66,7 @@ struct NodeArgs {
               pg_scored_edges = "explained";
   bool quiet = false;
   bool pictures = true;
+  bool symmetric = false;  ///< occlusion
 };
 
 struct EvalArgs {
@@ -152,6 +153,10 @@ int run_node(const NodeArgs& a, Context& ctx) {
   options.heads = graph::head_reduction_from_name(a.heads);
   options.class_id = a.class_id;
   options.seed = a.seed;
+  options.symmetric = a.symmetric;
+  if (a.symmetric && options.method != graph::ExplainMethod::kOcclusion) {
+    throw InputError("--symmetric is an option of --method occlusion");
+  }
   if (a.class_id >= d.num_classes) {
     throw InputError("--class " + std::to_string(a.class_id) + ": the dataset has " + std::to_string(d.num_classes) + " classes");
   }
@@ -188,6 +193,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   set.steps = options.method == graph::ExplainMethod::kIntegratedGradients ? a.path.steps : 0;
   set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.path.rule : "";
   set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
+  set.symmetric = a.symmetric;
   set.num_features = d.num_features();
   ProgressOptions progress;
   progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
@@ -563,6 +569,9 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   add_pg_option(node, "--restarts", n->pg.restarts, "restarts",
                 "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
                 "training nodes (attend's addition)");
+  node->add_flag("--symmetric", n->symmetric,
+                 "occlusion: take each edge away together with the edges joining its endpoints the other way (the "
+                 "undirected edge; both get its score)");
   node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
                  "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
                  "authors' code)");

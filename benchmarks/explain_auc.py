@@ -12,6 +12,7 @@ structure-only degree baseline. Prints the table, with the published AUCs, and w
 Two choices of the explained nodes (--nodes) and both AUC protocols of `explain eval`
 (graph/explain/motif_edge_auc.hpp) on every set:
   test-motif  the test nodes that lie in a motif (every role)
+  val-motif   the validation nodes that lie in a motif (for choosing a method's options)
   paper       the nodes the authors' evaluation code explains, from every split: each motif's
               anchor (the node joined to the base graph: GNNExplainer's range(400, 700, 5) on
               BA-Shapes and BA-Community, PGExplainer's range(511, 871, 6) on Tree-Cycles), and
@@ -21,8 +22,8 @@ Two choices of the explained nodes (--nodes) and both AUC protocols of `explain 
                    of its two directions (the authors' code; 3 = the GCN's graph convolutions,
                    the GAT's 2 layers for attention)
 
-Rows beside the methods: `|input-x-gradient|` and `|integrated-gradients|`, the signed
-methods' edges ranked by the magnitude of their scores (a copy of the explanation file with
+Rows beside the methods: `|input-x-gradient|`, `|integrated-gradients|` and `|occlusion|`, the
+signed methods' edges ranked by the magnitude of their scores (a copy of the explanation file with
 |score|, written with h5py: run under /usr/bin/python3), and `pgexplainer (explained nodes)`,
 PGExplainer's MLP trained on the explained nodes as the paper does, where `pgexplainer`
 trains it on the training split, and both again with the coefficients of the authors'
@@ -54,7 +55,7 @@ PUBLISHED = {
 }
 GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "pgexplainer",
                "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
-               "pgexplainer (authors' coefficients; explained nodes)", "degree"]
+               "pgexplainer (authors' coefficients; explained nodes)", "occlusion", "occlusion (symmetric)", "degree"]
 GAT_METHODS = ["attention", "degree"]
 # PGExplainer's coefficients in the authors' notebooks (BA-shapes.ipynb etc.: coff_size,
 # coff_ent, eepochs, elr), where they differ from PyTorch Geometric's defaults.
@@ -119,7 +120,9 @@ VARIANTS.update({
         ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--symmetric-mask", "--scored-edges", "subgraph",
                                                            "--train-on", "explained"]),
 })
-SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
+# Occlusion (session 14): each directed edge alone, or with its reverse (`--symmetric`).
+VARIANTS["occlusion (symmetric)"] = ("occlusion", lambda bench: ["--symmetric"])
+SIGNED = ["input-x-gradient", "integrated-gradients", "occlusion", "occlusion (symmetric)"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
 
@@ -132,10 +135,11 @@ def read_motifs(folder):
         return [int(line) for line in f if not line.startswith("#")]
 
 
-def motif_test_nodes(folder):
-    """Test nodes whose motif_nodes.txt entry is not -1 (node ids 0..N-1 are their names)."""
+def motif_split_nodes(folder, split):
+    """Nodes of split `split` (test or val) whose motif_nodes.txt entry is not -1 (node ids
+    0..N-1 are their names)."""
     motif = read_motifs(folder)
-    with open(os.path.join(folder, "split_test.txt")) as f:
+    with open(os.path.join(folder, "split_%s.txt" % split)) as f:
         return [line.strip() for line in f if line.strip() and motif[int(line)] != -1]
 
 
@@ -227,8 +231,9 @@ def main():
     parser.add_argument("--work", required=True, help="folder for the graphs, checkpoints and explanations")
     parser.add_argument("--seeds", default="0,1,2", help="graph and model seeds, comma-separated")
     parser.add_argument("--benchmarks", default=",".join(TOP_K))
-    parser.add_argument("--nodes", choices=["test-motif", "paper"], default="test-motif",
-                        help="explain the test nodes in a motif, or the nodes the authors' code explains")
+    parser.add_argument("--nodes", choices=["test-motif", "val-motif", "paper"], default="test-motif",
+                        help="explain the test (or validation) nodes in a motif, or the nodes the authors' code "
+                             "explains")
     parser.add_argument("--methods", default=",".join(GCN_METHODS),
                         help="the rows of the benchmark's GCN preset, comma-separated (default: all)")
     parser.add_argument("--models", default="gcn,gat", help="gcn (the benchmark's preset), gat (attention) or both")
@@ -250,7 +255,8 @@ def main():
             if not (args.resume and os.path.exists(data)):
                 run([args.attend, "generate", bench, "--seed", str(seed), "--recipe", args.recipe, "--out", data,
                      "--quiet"])
-            nodes = motif_test_nodes(data) if args.nodes == "test-motif" else paper_nodes(data, bench)
+            nodes = (paper_nodes(data, bench) if args.nodes == "paper"
+                     else motif_split_nodes(data, "val" if args.nodes == "val-motif" else "test"))
             entry = {"benchmark": bench, "recipe": args.recipe, "seed": seed, "nodes": args.nodes,
                      "explained_nodes": len(nodes), "models": {}}
             models = [m for m in (("gcn", bench, args.methods.split(","), 3), ("gat", "gat", GAT_METHODS, 2))

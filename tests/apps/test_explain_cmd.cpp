@@ -242,6 +242,24 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
     }
   }
 
+  {  // occlusion, one directed edge or the undirected edge at a time: the file says which
+    const std::string occluded = t.tmp.file("occluded"), undirected = t.tmp.file("undirected");
+    REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,310", "--method", "occlusion",
+                 "--out", occluded, "--quiet", "--no-pictures"})
+                .code == 0);
+    REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,310", "--method", "occlusion",
+                 "--symmetric", "--out", undirected, "--quiet", "--no-pictures"})
+                .code == 0);
+    const graph::ExplanationSet one = graph::load_explanations(occluded + ".h5");
+    const graph::ExplanationSet both = graph::load_explanations(undirected + ".h5");
+    CHECK(one.method == "occlusion");
+    CHECK_FALSE(one.symmetric);
+    CHECK(both.symmetric);
+    CHECK(one.explanations[0].edge_id == both.explanations[0].edge_id);
+    CHECK(one.explanations[0].feature_score.size() == 1);
+    CHECK(one.explanations[0].edge_score != both.explanations[0].edge_score);
+  }
+
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
   INFO(b.err);
@@ -349,6 +367,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--temperature-end", "0", "--out", out}), "--temperature-end"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--edge-size", "nan", "--out", out}), "--edge-size"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--train-on", "test", "--out", out}), "--train-on"},
+      {with(t.gcn, {"--nodes", "3", "--method", "saliency", "--symmetric", "--out", out}), "--symmetric"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

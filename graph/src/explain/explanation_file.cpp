@@ -30,6 +30,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   file.set_attr("/", "steps", set.steps);
   file.set_attr("/", "rule", set.rule);
   file.set_attr("/", "heads", set.heads);
+  file.set_attr("/", "symmetric", int64_t{set.symmetric ? 1 : 0});
   file.set_attr("/", "num_features", set.num_features);
   std::vector<int64_t> node, explained, predicted, offset{0}, edge_id, source, target;
   std::vector<std::string> names;
@@ -122,6 +123,8 @@ ExplanationSet load_explanations(const std::string& path) {
     throw bad(e.what());
   }
   set.heads = file.get_attr_string("/", "heads");
+  // Files written before occlusion have no `symmetric` (false).
+  set.symmetric = file.has_attr("/", "symmetric") && file.get_attr_int64("/", "symmetric") != 0;
   set.num_features = file.get_attr_int64("/", "num_features");
   if (set.steps < 0 || set.num_features < 0) throw bad("negative steps or num_features");
   const std::vector<int64_t> node = file.read_int64("/node");

@@ -14,6 +14,7 @@
 #include "attend/graph/explain/gnn_explainer.hpp"
 #include "attend/graph/explain/gradient_attribution.hpp"
 #include "attend/graph/explain/integrated_gradients.hpp"
+#include "attend/graph/explain/occlusion.hpp"
 #include "attend/graph/explain/pg_explainer.hpp"
 
 namespace attend::graph {
@@ -178,6 +179,9 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     out.edge_completeness_gap = ig.completeness_gap;
     out.edge_steps = ig.steps;
   }
+  if (m == ExplainMethod::kOcclusion) {
+    out.edge_score = in_order(occlusion_edges(passes, out.explained_class, scored, options.symmetric));
+  }
   if (m == ExplainMethod::kSaliency || m == ExplainMethod::kInputXGradient) {
     const int64_t e_count = cg.data.graph.plain().num_edges();
     Tensor g = edge_gradient(model, one, Tensor({e_count}, 1.0f), out.explained_class).gradient;  // [E]
@@ -203,6 +207,8 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
       out.feature_baseline_value = ig.baseline_value;
       out.feature_completeness_gap = ig.completeness_gap;
       out.feature_steps = ig.steps;
+    } else if (m == ExplainMethod::kOcclusion) {
+      out.feature_score = occlusion_features(passes, out.explained_class);
     } else {
       const Tensor x = dense_features(cg);
       Tensor a = feature_gradient(model, one, x, out.explained_class).gradient;  // [n, F]

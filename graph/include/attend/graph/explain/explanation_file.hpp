@@ -16,6 +16,7 @@ struct ExplanationSet {
   int64_t steps = 0;         ///< integrated gradients' steps (0 for other methods)
   std::string rule;          ///< integrated gradients' quadrature_names(), "" for other methods
   std::string heads;         ///< "mean" / "max" for attention, "" otherwise
+  bool symmetric = false;    ///< occlusion: both directions of an edge taken away together
   int64_t num_features = 0;  ///< F of the dataset
   std::vector<NodeExplanation> explanations;
 };

@@ -30,6 +30,9 @@ struct ExplainOptions {
   uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
   /// pgexplainer: the explainer, trained for this model and data (pg_explainer.hpp); required
   const PgExplainer* pg_explainer = nullptr;
+  /// occlusion: take each edge away with every edge joining its endpoints in either direction
+  /// (the undirected edge); false: one directed edge at a time (occlusion.hpp)
+  bool symmetric = false;
 };
 
 struct NodeExplanation {
