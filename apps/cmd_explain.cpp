@@ -234,7 +234,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   if (!a.json.empty()) {
     nlohmann::json summary = {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
                               {"steps", set.steps}, {"rule", set.rule},
-                              {"max_gap", a.path.max_gap}, {"max_steps", a.path.max_steps}, {"seed", a.seed}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
+                              {"max_gap", a.path.max_gap}, {"max_steps", a.path.max_steps}, {"seed", a.seed}, {"symmetric", a.symmetric}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
     if (pg) {
       summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
       summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());

@@ -248,13 +248,14 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
                  "--out", occluded, "--quiet", "--no-pictures"})
                 .code == 0);
     REQUIRE(run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,310", "--method", "occlusion",
-                 "--symmetric", "--out", undirected, "--quiet", "--no-pictures"})
+                 "--symmetric", "--out", undirected, "--json", undirected + ".json", "--quiet", "--no-pictures"})
                 .code == 0);
     const graph::ExplanationSet one = graph::load_explanations(occluded + ".h5");
     const graph::ExplanationSet both = graph::load_explanations(undirected + ".h5");
     CHECK(one.method == "occlusion");
     CHECK_FALSE(one.symmetric);
     CHECK(both.symmetric);
+    CHECK(nlohmann::json::parse(testing::read_text_file(undirected + ".json"))["symmetric"] == true);
     CHECK(one.explanations[0].edge_id == both.explanations[0].edge_id);
     CHECK(one.explanations[0].feature_score.size() == 1);
     CHECK(one.explanations[0].edge_score != both.explanations[0].edge_score);
