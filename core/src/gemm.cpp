@@ -45,10 +45,6 @@ constexpr int64_t kNarrowMinDepth = 64;
 constexpr int64_t kNarrowRowBlock = 96;
 constexpr int64_t kNarrowRowGroup = 24;  // block edges at multiples of the 6 and 8 tile rows
 constexpr int64_t kNarrowDepth = 256;
-// Rows of A ahead that the copy of op(A) = A^T's slice asks into cache: each row of A is on
-// another page, where the hardware's prefetcher stops (X^T dH of the Cora-shaped layer,
-// 2708 x 1433 x 64 on one core: 3.43 -> 3.23 ms, medians of 3 interleaved runs under load).
-constexpr int64_t kCopyAhead = 8;
 
 // C[r0:r1, c0:c1] = alpha * op(A)[r0:r1, :] * op(B)[:, c0:c1] + beta * C[...]
 void gemm_block(bool trans_a, bool trans_b, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
@@ -105,13 +101,8 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
       // op(A) = A^T: its rows are A's columns, one element per row of A, each row of A on
       // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB
       // (read in place instead: 2708 x 1433 x 64 on one core 3.1 -> 6.0 ms).
-      for (int64_t p = 0; p < depth; ++p) {
-        if (p + kCopyAhead < k - p0) {
-          const float* ahead = a + (p0 + p + kCopyAhead) * lda + r0;
-          for (int64_t q = 0; q < rows; q += 16) __builtin_prefetch(ahead + q);
-        }
+      for (int64_t p = 0; p < depth; ++p)
         std::copy_n(a + (p0 + p) * lda + r0, rows, slice.get() + p * rows);
-      }
       detail::tile_gemm(rows, n, depth, 1.0f, slice.get(), 1, rows, b + p0 * ldb, ldb, c, ldc,
                         accumulate);
     } else {
