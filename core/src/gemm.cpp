@@ -40,9 +40,10 @@ constexpr int64_t kLargeRowBlock = 256;
 // stream op(B) from cache instead. Below that depth Eigen's kernels are faster.
 constexpr int64_t kNarrowCols = 128;
 constexpr int64_t kNarrowMinDepth = 64;
-// Rows of C per parallel block (a multiple of the micro tiles' 6 and 8 rows) and the depth per
-// pass over a block (docs/performance.md, issue #17: the best of the sizes tried).
+// Rows of C per parallel block (about: NarrowBlocks) and the depth per pass over a block
+// (docs/performance.md, issue #17: the best of the sizes tried).
 constexpr int64_t kNarrowRowBlock = 96;
+constexpr int64_t kNarrowRowGroup = 24;  // block edges at multiples of the 6 and 8 tile rows
 constexpr int64_t kNarrowDepth = 256;
 
 // C[r0:r1, c0:c1] = alpha * op(A)[r0:r1, :] * op(B)[:, c0:c1] + beta * C[...]
@@ -89,7 +90,7 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
   if (beta != 0.0f && beta != 1.0f)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < n; ++j) c[r * ldc + j] *= beta;
-  // op(A)^T's slice [depth, rows] when op(A) = A^T (96 KiB at most: on the heap, not on a
+  // op(A)^T's slice [depth, rows] when op(A) = A^T (about 96 KiB: on the heap, not on a
   // worker thread's stack).
   const auto slice =
       std::make_unique_for_overwrite<float[]>(trans_a ? std::min(k, kNarrowDepth) * rows : 0);
@@ -98,7 +99,8 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
     const bool accumulate = p0 > 0 || beta != 0.0f;
     if (trans_a) {
       // op(A) = A^T: its rows are A's columns, one element per row of A, each row of A on
-      // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB.
+      // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB
+      // (read in place instead: 2708 x 1433 x 64 on one core 3.1 -> 6.0 ms).
       for (int64_t p = 0; p < depth; ++p)
         std::copy_n(a + (p0 + p) * lda + r0, rows, slice.get() + p * rows);
       detail::tile_gemm(rows, n, depth, 1.0f, slice.get(), 1, rows, b + p0 * ldb, ldb, c, ldc,
@@ -110,9 +112,24 @@ void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, co
   }
 }
 
-// C = alpha * op(A) * op(B) + beta * C for a narrow C (is_narrow), in fixed blocks of
-// kNarrowRowBlock rows, as op(A) * (alpha op(B)) + beta * C; the blocks shared among threads
-// when `among_threads`, else in order on the calling thread (the same bits either way).
+// Row edges of a narrow product's blocks: about kNarrowRowBlock rows each, their count even
+// when there is more than one (threads under a static schedule get equal counts: 2708 rows in
+// 29 blocks of 96 gave one of 2 threads 15 blocks and the other 14), edges at multiples of
+// kNarrowRowGroup rows shared out evenly. They depend on m only; no element's bits depend on
+// them (narrow_block computes each element alike in any block).
+struct NarrowBlocks {
+  int64_t m = 0, count = 0, groups = 0;
+  explicit NarrowBlocks(int64_t rows) : m(rows) {
+    count = (m + kNarrowRowBlock - 1) / kNarrowRowBlock;
+    if (count > 1) count += count % 2;
+    groups = (m + kNarrowRowGroup - 1) / kNarrowRowGroup;
+  }
+  int64_t edge(int64_t b) const { return std::min(m, kNarrowRowGroup * (b * groups / count)); }
+};
+
+// C = alpha * op(A) * op(B) + beta * C for a narrow C (is_narrow), in the blocks of
+// NarrowBlocks, as op(A) * (alpha op(B)) + beta * C; the blocks shared among threads when
+// `among_threads`, else in order on the calling thread (the same bits either way).
 void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                  int64_t ldc, bool among_threads) {
@@ -125,13 +142,15 @@ void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
     b = b_rows.data();
     ldb = n;
   }
-  auto block = [&](int64_t r0, int64_t r1) {
-    narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
+  const NarrowBlocks blocks(m);
+  auto block = [&](int64_t i) {
+    const int64_t r0 = blocks.edge(i), r1 = blocks.edge(i + 1);
+    if (r0 < r1) narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
   };
   if (among_threads) {
-    parallel_for_blocks(m, kNarrowRowBlock, block);
+    parallel_for(0, blocks.count, block);
   } else {
-    for (int64_t r0 = 0; r0 < m; r0 += kNarrowRowBlock) block(r0, std::min(m, r0 + kNarrowRowBlock));
+    for (int64_t i = 0; i < blocks.count; ++i) block(i);
   }
 }
 #ifdef ATTEND_HAVE_OPENBLAS

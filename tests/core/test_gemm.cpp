@@ -47,7 +47,9 @@ TEST_CASE("gemm matches a written-out product on every path and transpose, for 1
   struct Shape3 { int64_t m, n, k; };
   for (const Shape3 s : {Shape3{2100, 40, 50}, Shape3{1100, 70, 90}, Shape3{100, 70, 90},
                          Shape3{60, 600, 40}, Shape3{5, 70, 1}, Shape3{300, 64, 600},
-                         Shape3{1000, 16, 64}, Shape3{37, 128, 300}}) {
+                         Shape3{1000, 16, 64}, Shape3{37, 128, 300},
+                         // narrow, 15 and 2 blocks of 96 rows made 16 and 2 of 72 to 96
+                         Shape3{1433, 64, 300}, Shape3{130, 32, 100}}) {
     for (const bool ta : {false, true})
       for (const bool tb : {false, true})
         for (const float beta : {2.0f, 0.0f}) {

@@ -211,7 +211,8 @@ TEST_CASE("gatv2 rule equals a naive per-edge reference", "[core]") {
 
 TEST_CASE("dot rule with edge features equals a naive TransformerConv reference", "[core]") {
   const EdgeList g = small_graph();
-  const int64_t heads = 2, d = 4;
+  const int64_t heads = 2, d = GENERATE(4, 8, 16);  // 8 and 16: the one-register dot products
+  CAPTURE(d);
   const Tensor q = random_tensor({g.n, heads, d}, 31), k = random_tensor({g.n, heads, d}, 32);
   const Tensor v = random_tensor({g.n, heads, d}, 33);
   const Tensor ef = random_tensor({g.size(), heads, d}, 34);
@@ -358,6 +359,41 @@ TEST_CASE("sparse_attention gradients, every rule", "[core][grad]") {
                                  random_tensor({g.n, heads, c}, 68, -2, 2),
                                  random_tensor({g.n, heads, c}, 69),
                                  random_tensor({g.size(), heads, c}, 70)},
+                             gc);
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+// Heads of 8 and 16 channels take the dot products' one-register path (GAT's backward, the
+// dot rule's scores and backward); the cases above have 3 or 4 channels.
+TEST_CASE("sparse_attention gradients with 8 and 16 channels per head, gat and dot rules",
+          "[core][grad]") {
+  const EdgeList g = small_graph();
+  const Csr csr = g.csr();
+  const int64_t heads = 2, c = GENERATE(8, 16);
+  CAPTURE(c);
+  GradCheckOptions gc;
+  gc.max_checks = 36;
+  SECTION("gat") {
+    auto f = [&](const std::vector<Var>& v) {
+      return ops::sparse_attention(csr, ops::SparseScores::gat(v[0], v[1]), v[2]);
+    };
+    auto r = check_gradients(f, {away_from_kink_src({g.n, heads}, 151),
+                                 away_from_kink_dst({g.n, heads}, 152),
+                                 random_tensor({g.n, heads, c}, 153)},
+                             gc);
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+  SECTION("dot with edge features") {
+    auto f = [&](const std::vector<Var>& v) {
+      return ops::sparse_attention(csr, ops::SparseScores::dot(v[0], v[1], v[3]), v[2]);
+    };
+    auto r = check_gradients(f, {random_tensor({g.n, heads, c}, 160, -1, 1),
+                                 random_tensor({g.n, heads, c}, 161, -1, 1),
+                                 random_tensor({g.n, heads, c}, 162),
+                                 random_tensor({g.size(), heads, c}, 163)},
                              gc);
     INFO(r.report);
     CHECK(r.ok);
