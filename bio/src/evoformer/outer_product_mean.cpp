@@ -31,6 +31,18 @@ void swap_middle_axes(const float* src, int64_t rows, int64_t cols, int64_t c, f
     }
 }
 
+// dst [cols, rows] <- src [rows, cols]: dst[j, i] = src[i, j]
+void swap_last_axes(const float* src, int64_t rows, int64_t cols, float* dst) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
+}
+
+// dst [cols, rows] += src [rows, cols] transposed: dst[j, i] += src[i, j]
+void add_swapped_last_axes(const float* src, int64_t rows, int64_t cols, float* dst) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] += src[i * cols + j];
+}
+
 // A chunk of the mean outer product, rows i0 .. i0 + rows by columns j0 .. j0 + cols:
 // o [rows, cols, C * C], o[i, j, c1 * C + c2] = 1/S sum_s a[s,i,c1] b[s,j,c2]. p is scratch
 // [rows * C, cols * C]. Several rows per product so that the GEMM packs b's columns once for
@@ -83,8 +95,16 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, cons
     const float* wp = w.value().data();
     const float inv_s = 1.0f / static_cast<float>(s);
     float* ga = need_a ? a.grad_mut().data() : nullptr;
-    // Per block of rows i (its size depends on n only: deterministic): partials of db
-    // [S, N * C] and dw [C * C, c_z], added in block order afterwards (the only sums across rows).
+    // b with its last two axes swapped, bt [S, C2 * N]: bt[s, c2 * N + j] = b[s, j, c2], the
+    // order of the columns of dQ below (da's product then needs no reordering of dQ).
+    std::vector<float> bt(ga ? static_cast<std::size_t>(s * c * n) : 0);
+    if (ga)
+      parallel_for_blocks(s, 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t t = lo; t < hi; ++t) swap_last_axes(bp + t * n * c, n, c, bt.data() + t * c * n);
+      });
+    // Per block of rows i (its size depends on n only: deterministic): partials of db, in
+    // bt's layout [S, C2 * N], and of dw [C * C, c_z], added in block order afterwards (the
+    // only sums across rows).
     const int64_t block_rows = std::max(kPartialRows, (n + kMaxPartials - 1) / kMaxPartials);
     const int64_t n_blocks = (n + block_rows - 1) / block_rows, db_size = s * n * c, dw_size = cc * cz;
     std::vector<float> db_partial(need_b ? static_cast<std::size_t>(n_blocks * db_size) : 0);
@@ -92,7 +112,7 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, cons
     std::vector<float> dbias_partial(need_bias ? static_cast<std::size_t>(n_blocks * cz) : 0);
     parallel_for_blocks(n, block_rows, [&](int64_t lo, int64_t hi) {
       const int64_t block = lo / block_rows;
-      float* db_part = need_b ? db_partial.data() + block * db_size : nullptr;  // [S, N * C2]
+      float* db_part = need_b ? db_partial.data() + block * db_size : nullptr;  // [S, C2 * N]
       float* dw_part = need_w ? dw_partial.data() + block * dw_size : nullptr;  // [C1 * C2, c_z]
       if (db_part) std::fill_n(db_part, db_size, 0.0f);
       if (dw_part) std::fill_n(dw_part, dw_size, 0.0f);
@@ -107,8 +127,8 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, cons
       const int64_t chunk_size = need_w ? kProductRows * kChunkCols : 0;  // dw's recomputed outer products only
       // [rows * C, cols * C], [rows, cols, C * C], dy's chunk [rows, cols, c_z]
       std::vector<float> p(chunk_size * cc), o(chunk_size * cc), gy_chunk(chunk_size * cz);
-      std::vector<float> d_o(kProductRows * n * cc);     // dO of the rows i: [rows, N, C1 * C2]
-      std::vector<float> d_p(kProductRows * c * n * c);  // rows (i, c1) of dP: [rows * C1, N * C2]
+      // dQ of the rows i: [rows, C1, C2 * N], dQ[i, c1, c2 * N + j] = dO[i, j, c1 * C + c2]
+      std::vector<float> d_q(kProductRows * cc * n);
       for (int64_t r0 = lo; r0 < hi; r0 += kProductRows) {
         const int64_t rows = std::min(kProductRows, hi - r0);
         if (dw_part)  // dw += O^T dy over rows r0 .. r0 + rows, chunk by chunk of columns, O recomputed
@@ -121,25 +141,20 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, cons
                            cz);
           }
         if (!ga && !db_part) continue;
-        // dO [rows * N, C1 * C2] = dy[r0:r0 + rows] w^T (one product: w packed once), then each
-        // row's dO_i laid out as dP_i [C1, N * C2]
-        gemm_one_block(false, true, rows * n, cc, cz, 1.0f, gy.data() + r0 * n * cz, cz, wp, cz, 0.0f, d_o.data(), cc);
-        for (int64_t r = 0; r < rows; ++r) {
-          float* __restrict d_p_i = d_p.data() + r * c * n * c;
-          const float* __restrict d_o_i = d_o.data() + r * n * cc;
-          for (int64_t c1 = 0; c1 < c; ++c1)
-            for (int64_t j = 0; j < n; ++j)
-              for (int64_t c2 = 0; c2 < c; ++c2) d_p_i[c1 * n * c + j * c + c2] = d_o_i[j * cc + c1 * c + c2];
-        }
-        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S b [S, N * C2] dP^T (one block each: dP
+        // dQ_i [C1 * C2, N] = w [C1 * C2, c_z] dy_i^T, row by row: dO_i transposed, which is the
+        // [C1, C2 * N] operand that da and db need
+        for (int64_t r = 0; r < rows; ++r)
+          gemm_one_block(false, true, cc, n, cz, 1.0f, wp, cz, gy.data() + (r0 + r) * n * cz, cz, 0.0f,
+                         d_q.data() + r * cc * n, n);
+        // da[:, r0:r0 + rows, :] [S, rows * C1] += 1/S bt [S, C2 * N] dQ^T (one block each: dQ
         // packed once here and once for db)
         if (ga)
-          gemm_one_block(false, true, s, rows * c, n * c, inv_s, bp, n * c, d_p.data(), n * c, 1.0f, ga + r0 * c,
-                         n * c);
-        // db [S, N * C2] += 1/S a[:, r0:r0 + rows, :] [S, rows * C1] dP
+          gemm_one_block(false, true, s, rows * c, c * n, inv_s, bt.data(), c * n, d_q.data(), c * n, 1.0f,
+                         ga + r0 * c, n * c);
+        // db in bt's layout [S, C2 * N] += 1/S a[:, r0:r0 + rows, :] [S, rows * C1] dQ
         if (db_part)
-          gemm_one_block(false, false, s, n * c, rows * c, inv_s, ap + r0 * c, n * c, d_p.data(), n * c, 1.0f,
-                         db_part, n * c);
+          gemm_one_block(false, false, s, c * n, rows * c, inv_s, ap + r0 * c, n * c, d_q.data(), c * n, 1.0f,
+                         db_part, c * n);
       }
     });
     // grad[e] += partial 0 [e] + partial 1 [e] + ..., in block order for every element
@@ -153,7 +168,23 @@ Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, cons
         }
       });
     };
-    if (need_b) add_partials(db_partial, db_size, b.grad_mut().data());
+    // db's partials are in bt's layout: summed per row s in block order, then swapped back
+    // into b's gradient [S, N, C2]
+    if (need_b) {
+      float* gb = b.grad_mut().data();
+      parallel_for_blocks(s, 1, [&](int64_t lo, int64_t hi) {
+        std::vector<float> sum(c * n);  // [C2 * N]
+        for (int64_t t = lo; t < hi; ++t) {
+          std::fill(sum.begin(), sum.end(), 0.0f);
+          for (int64_t block = 0; block < n_blocks; ++block) {
+            const float* __restrict part = db_partial.data() + block * db_size + t * c * n;
+            float* __restrict to = sum.data();
+            for (int64_t e = 0; e < c * n; ++e) to[e] += part[e];
+          }
+          add_swapped_last_axes(sum.data(), c, n, gb + t * n * c);
+        }
+      });
+    }
     if (need_w) add_partials(dw_partial, dw_size, w.grad_mut().data());
     if (need_bias) add_partials(dbias_partial, cz, bias.grad_mut().data());
   });

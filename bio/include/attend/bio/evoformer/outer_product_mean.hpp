@@ -36,13 +36,16 @@ struct OuterProductMeanOptions {
 /// a^T b for the chunk's 8 x 16 (i, j) pairs ([8 C1, 16 C2]), reordered to [(i, j), C1 * C2]
 /// and projected while both stay in the core's L2 (512 KiB each at C = 32). Block and chunk
 /// edges depend on the sizes only, so no result depends on the thread count. The backward runs
-/// over fixed blocks of rows i (32, or N / 16 when more) and forms each product once: dO_i = dy_i w^T (laid out
-/// [C1, N * C2]), then per 8 rows da (b dO^T, written in place) and db (a_i dO, into the
-/// block's partial); dw from the outer products, recomputed chunk by chunk as in the forward,
-/// O^T dy into the block's partial; the partials of db [S, N, C] and dw are added in block
-/// order. With forward FLOPs F (2/3 outer products, 1/3 projection) the backward does 8/3 F
-/// (dO once, O once) instead of 3 F. Scratch: about 9 N C^2 + 256 C^2 floats per thread and,
-/// per block, S N C + C^2 c_z floats of partials (at most 16 blocks).
+/// over fixed blocks of rows i (32, or N / 16 when more) and forms each product once: per row
+/// dQ_i = w dy_i^T [C1 * C2, N] (dO_i transposed, which is already the [C1, C2 * N] operand
+/// that da and db need, against b with its last two axes swapped once, [S, C2 * N]), then per
+/// 8 rows da (b dQ^T, written in place) and db (a_i dQ, into the block's partial, in the
+/// swapped layout); dw from the outer products, recomputed chunk by chunk as in the forward,
+/// O^T dy into the block's partial; the partials of dw are added in block order, those of db
+/// per row s in block order and swapped back. With forward FLOPs F (2/3 outer products, 1/3
+/// projection) the backward does 8/3 F (dO once, O once) instead of 3 F. Scratch: about
+/// 8 N C^2 + 256 C^2 floats per thread, S N C for the swapped b and, per block, S N C + C^2 c_z
+/// floats of partials (at most 16 blocks).
 Var outer_product_mean_projection(const Var& a, const Var& b, const Var& w, const Var& bias);
 
 /// Parameters: layer_norm (c_m), linear_a, linear_b [c_m, c_hidden] (AF2 default init),
