@@ -119,6 +119,19 @@ VARIANTS.update({
         ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--symmetric-mask", "--scored-edges", "subgraph",
                                                            "--train-on", "explained"]),
 })
+# GNNExplainer from a held prediction (session 14): every edge mask starts at M0 (--initial-mask)
+# instead of PyG's random start near 0.5; `size only`: without the entropy term; `authors' lr and
+# start`: the authors' code's Adam lr 0.1 and first mask sigmoid(1) = 0.731 (their logits start
+# at N(1, std^2); RexYing/gnn-model-explainer, explainer/explain.py and explainer_main.py).
+GNN_START = ["--initial-mask", "0.9"]
+GNN_AUTHORS = ["--lr", "0.1", "--initial-mask", "0.731"]
+VARIANTS.update({
+    "gnnexplainer (initial mask 0.9)": ("gnnexplainer", lambda bench: GNN_START),
+    "gnnexplainer (size only; initial mask 0.9)": ("gnnexplainer", lambda bench: ["--edge-entropy", "0"] + GNN_START),
+    "gnnexplainer (authors' lr and start)": ("gnnexplainer", lambda bench: GNN_AUTHORS),
+    "gnnexplainer (size only; authors' lr and start)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0"] + GNN_AUTHORS),
+})
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
