@@ -131,6 +131,12 @@ VARIANTS.update({
     "gnnexplainer (authors' lr and start)": ("gnnexplainer", lambda bench: GNN_AUTHORS),
     "gnnexplainer (size only; authors' lr and start)":
         ("gnnexplainer", lambda bench: ["--edge-entropy", "0"] + GNN_AUTHORS),
+    "gnnexplainer (size only; initial mask 0.9; lr 0.1)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--lr", "0.1"] + GNN_START),
+    "gnnexplainer (size only; initial mask 0.9; 300 epochs)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--epochs", "300"] + GNN_START),
+    "gnnexplainer (size 0.05 only; initial mask 0.9)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.05"] + GNN_START),
 })
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
