@@ -583,6 +583,8 @@ Command add_explain_command(CLI::App& parent, Context& context) {
   add_pg_option(node, "--restarts", n->pg.restarts, "restarts",
                 "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
                 "training nodes (attend's addition)");
+  add_pg_option(node, "--entropy-margin", n->pg.entropy_margin, "entropy_margin",
+                "the entropy term reads (1 - 2C) m + C (the authors' loss: 0.01; default 0: m, as PyG)");
   node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
                  "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
                  "authors' code)");

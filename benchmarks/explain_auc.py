@@ -138,6 +138,21 @@ VARIANTS.update({
     "gnnexplainer (size 0.05 only; initial mask 0.9)":
         ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.05"] + GNN_START),
 })
+# The authors' entropy term reads 0.98 m + 0.01 (codes/Explainer.py: scale 0.99), session 14.
+PG_MARGIN = ["--entropy-margin", "0.01"]
+VARIANTS.update({
+    "pgexplainer (authors' coefficients; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_MARGIN + ["--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; symmetric mask; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_MARGIN + ["--symmetric-mask", "--scored-edges", "subgraph",
+                                                                       "--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_START + PG_RESTARTS + PG_MARGIN +
+         ["--scored-edges", "subgraph", "--train-on", "explained"]),
+    "pgexplainer (authors' code; symmetric mask; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE + PG_MARGIN +
+         ["--symmetric-mask", "--scored-edges", "subgraph", "--train-on", "explained"]),
+})
 SIGNED = ["input-x-gradient", "integrated-gradients"]  # each also gets a |score| row
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 

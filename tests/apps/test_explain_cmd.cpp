@@ -370,6 +370,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--edge-size", "nan", "--out", out}), "--edge-size"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--train-on", "test", "--out", out}), "--train-on"},
       {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "1", "--out", out}), "--initial-mask"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--entropy-margin", "0.5", "--out", out}), "--entropy-margin"},
       {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "-0.5", "--out", out}), "--initial-mask"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
