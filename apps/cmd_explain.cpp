@@ -62,6 +62,11 @@ struct NodeArgs {
   int64_t top_k = 5, class_id = -1;
   uint64_t seed = 0;
   graph::PgExplainerOptions pg;  ///< pgexplainer (its seed is --seed)
+  /// The pgexplainer options gnnexplainer also takes, where given (else PyG's defaults).
+  struct GnnGiven {
+    const CLI::Option *epochs = nullptr, *lr = nullptr, *edge_size = nullptr, *edge_entropy = nullptr,
+                      *initial_mask = nullptr;
+  } gnn_given;
   std::string pg_training_nodes = "train", pg_training_label = "predicted", pg_update = "node",
               pg_scored_edges = "explained";
   bool quiet = false;
@@ -157,6 +162,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
   if (a.symmetric && options.method != graph::ExplainMethod::kOcclusion) {
     throw InputError("--symmetric is an option of --method occlusion");
   }
+  const NodeArgs::GnnGiven& given = a.gnn_given;
+  if (given.epochs->count() > 0) options.gnn.epochs = a.pg.epochs;
+  if (given.lr->count() > 0) options.gnn.lr = a.pg.lr;
+  if (given.edge_size->count() > 0) options.gnn.edge_size = a.pg.edge_size;
+  if (given.edge_entropy->count() > 0) options.gnn.edge_entropy = a.pg.edge_entropy;
+  if (given.initial_mask->count() > 0) options.gnn.initial_mask = a.pg.initial_mask;
   if (a.class_id >= d.num_classes) {
     throw InputError("--class " + std::to_string(a.class_id) + ": the dataset has " + std::to_string(d.num_classes) + " classes");
   }
@@ -239,6 +250,10 @@ int run_node(const NodeArgs& a, Context& ctx) {
       summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
       summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());
       summary["pgexplainer"]["objective"] = number_or_null(pg->objective());
+    }
+    if (options.method == graph::ExplainMethod::kGnnExplainer) {
+      summary["gnnexplainer"] = {{"epochs", options.gnn.epochs}, {"lr", options.gnn.lr}, {"edge_size", options.gnn.edge_size},
+                                 {"edge_entropy", options.gnn.edge_entropy}, {"initial_mask", options.gnn.initial_mask}};
     }
     write_json_file(a.json, summary);
   }
@@ -508,7 +523,7 @@ void add_path_options(CLI::App* app, PathArgs& path, const std::string& who, con
 /// `flag` for PgExplainerOptions' option `key` into `value`, checked as its option list
 /// declares it: a name (`one_of`) for a string, else a number in its range.
 template <class T>
-void add_pg_option(CLI::App* app, const std::string& flag, T& value, const std::string& key, const std::string& help) {
+CLI::Option* add_pg_option(CLI::App* app, const std::string& flag, T& value, const std::string& key, const std::string& help) {
   const OptionList<graph::PgExplainerOptions>& pg = graph::PgExplainerOptions::option_list();
   CLI::Option* option = app->add_option(flag, value, "pgexplainer: " + help);
   if constexpr (std::is_same_v<T, std::string>) {
@@ -517,6 +532,7 @@ void add_pg_option(CLI::App* app, const std::string& flag, T& value, const std::
     option->check(in_range_of(pg, key));
   }
   option->capture_default_str();
+  return option;
 }
 
 }  // namespace
@@ -552,26 +568,32 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->check(seed())
       ->capture_default_str();
   // pgexplainer's options: the ranges and names are those its option list declares.
-  add_pg_option(node, "--epochs", n->pg.epochs, "epochs", "passes over the training nodes");
-  add_pg_option(node, "--lr", n->pg.lr, "lr", "Adam's learning rate");
+  // gnnexplainer takes --epochs, --lr, --edge-size, --edge-entropy and --initial-mask too, where given.
+  const std::string also = " (gnnexplainer too, where given; its default: PyG's)";
+  n->gnn_given.epochs = add_pg_option(node, "--epochs", n->pg.epochs, "epochs", "passes over the training nodes" + also);
+  n->gnn_given.lr = add_pg_option(node, "--lr", n->pg.lr, "lr", "Adam's learning rate" + also);
   add_pg_option(node, "--hidden", n->pg.hidden, "hidden", "width of the mask MLP's hidden layer");
-  add_pg_option(node, "--edge-size", n->pg.edge_size, "edge_size", "weight of the sum of the sampled edge mask");
-  add_pg_option(node, "--edge-entropy", n->pg.edge_entropy, "edge_entropy",
-                "weight of the mean entropy of the sampled edge mask");
+  n->gnn_given.edge_size =
+      add_pg_option(node, "--edge-size", n->pg.edge_size, "edge_size", "weight of the sum of the sampled edge mask" + also);
+  n->gnn_given.edge_entropy = add_pg_option(node, "--edge-entropy", n->pg.edge_entropy, "edge_entropy",
+                                            "weight of the mean entropy of the sampled edge mask" + also);
   add_pg_option(node, "--temperature-start", n->pg.temperature_start, "temperature_start",
                 "binary concrete temperature at the first epoch (falls geometrically)");
   add_pg_option(node, "--temperature-end", n->pg.temperature_end, "temperature_end", "temperature after the last epoch");
   add_pg_option(node, "--sample-bias", n->pg.sample_bias, "sample_bias",
                 "the binary concrete's uniforms are drawn from [B, 1 - B); 0.5: no noise");
-  add_pg_option(node, "--initial-mask", n->pg.initial_mask, "initial_mask",
-                "the mask every edge's first noise-free sample sits at (the MLP's output bias; attend's addition, "
-                "0.5: bias 0, the authors')");
+  n->gnn_given.initial_mask = add_pg_option(
+      node, "--initial-mask", n->pg.initial_mask, "initial_mask",
+      "the mask every edge's first noise-free sample sits at (the MLP's output bias; attend's addition, 0.5: bias 0, "
+      "the authors'); gnnexplainer: every edge logit starts at log(M0 / (1 - M0)) (default: PyG's random start)");
   add_pg_option(node, "--restarts", n->pg.restarts, "restarts",
                 "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
                 "training nodes (attend's addition)");
   node->add_flag("--symmetric", n->symmetric,
                  "occlusion: take each edge away together with the edges joining its endpoints the other way (the "
                  "undirected edge; both get its score)");
+  add_pg_option(node, "--entropy-margin", n->pg.entropy_margin, "entropy_margin",
+                "the entropy term reads (1 - 2C) m + C (the authors' loss: 0.01; default 0: m, as PyG)");
   node->add_flag("--symmetric-mask", n->pg.symmetric_mask,
                  "pgexplainer: in training, mask both directions of an edge by the mean of their samples (the "
                  "authors' code)");

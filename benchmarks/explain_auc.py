@@ -123,6 +123,40 @@ VARIANTS.update({
 # Occlusion (session 14): each directed edge alone, or with its reverse (`--symmetric`).
 VARIANTS["occlusion (symmetric)"] = ("occlusion", lambda bench: ["--symmetric"])
 SIGNED = ["input-x-gradient", "integrated-gradients", "occlusion", "occlusion (symmetric)"]  # each also gets a |score| row
+# GNNExplainer from a held prediction (session 14): every edge mask starts at M0 (--initial-mask)
+# instead of PyG's random start near 0.5; `size only`: without the entropy term; `authors' lr and
+# start`: the authors' code's Adam lr 0.1 and first mask sigmoid(1) = 0.731 (their logits start
+# at N(1, std^2); RexYing/gnn-model-explainer, explainer/explain.py and explainer_main.py).
+GNN_START = ["--initial-mask", "0.9"]
+GNN_AUTHORS = ["--lr", "0.1", "--initial-mask", "0.731"]
+VARIANTS.update({
+    "gnnexplainer (initial mask 0.9)": ("gnnexplainer", lambda bench: GNN_START),
+    "gnnexplainer (size only; initial mask 0.9)": ("gnnexplainer", lambda bench: ["--edge-entropy", "0"] + GNN_START),
+    "gnnexplainer (authors' lr and start)": ("gnnexplainer", lambda bench: GNN_AUTHORS),
+    "gnnexplainer (size only; authors' lr and start)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0"] + GNN_AUTHORS),
+    "gnnexplainer (size only; initial mask 0.9; lr 0.1)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--lr", "0.1"] + GNN_START),
+    "gnnexplainer (size only; initial mask 0.9; 300 epochs)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--epochs", "300"] + GNN_START),
+    "gnnexplainer (size 0.05 only; initial mask 0.9)":
+        ("gnnexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.05"] + GNN_START),
+})
+# The authors' entropy term reads 0.98 m + 0.01 (codes/Explainer.py: scale 0.99), session 14.
+PG_MARGIN = ["--entropy-margin", "0.01"]
+VARIANTS.update({
+    "pgexplainer (authors' coefficients; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_MARGIN + ["--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; symmetric mask; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_MARGIN + ["--symmetric-mask", "--scored-edges", "subgraph",
+                                                                       "--train-on", "explained"]),
+    "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_START + PG_RESTARTS + PG_MARGIN +
+         ["--scored-edges", "subgraph", "--train-on", "explained"]),
+    "pgexplainer (authors' code; symmetric mask; entropy margin; explained nodes)":
+        ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_AUTHORS_CODE[bench] + PG_RECIPE + PG_MARGIN +
+         ["--symmetric-mask", "--scored-edges", "subgraph", "--train-on", "explained"]),
+})
 PAPER_GRIDS = 32  # PGExplainer explains Tree-Grid's nodes 511..799: its first 32 grids (and one node)
 
 

@@ -293,6 +293,26 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
   const graph::ExplanationSet learned = graph::load_explanations(gnn + ".h5");
   REQUIRE(learned.explanations.size() == 1);
   for (float m : learned.explanations[0].edge_score) CHECK((m >= 0.0f && m <= 1.0f));  // a mask
+  // --initial-mask (and the pgexplainer options given) reach gnnexplainer: one step of lr 1e-7
+  // leaves every mask at its start.
+  const std::string start = t.tmp.file("start");
+  const Result s = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300", "--method",
+                        "gnnexplainer", "--initial-mask", "0.9", "--epochs", "1", "--lr", "1e-7", "--out", start, "--quiet",
+                        "--no-pictures", "--json", t.tmp.file("start.json")});
+  INFO(s.err);
+  REQUIRE(s.code == 0);
+  const graph::ExplanationSet started_set = graph::load_explanations(start + ".h5");
+  int64_t started = 0;
+  for (float m : started_set.explanations[0].edge_score) {
+    if (m == 0.0f) continue;  // no gradient in the first epoch: outside the hard mask
+    CHECK(m == Approx(0.9).margin(1e-5));
+    ++started;
+  }
+  CHECK(started > 0);
+  const nlohmann::json start_json = nlohmann::json::parse(testing::read_text_file(t.tmp.file("start.json")));
+  CHECK(start_json["gnnexplainer"]["initial_mask"] == 0.9);
+  CHECK(start_json["gnnexplainer"]["epochs"] == 1);
+  CHECK(start_json["gnnexplainer"]["edge_entropy"] == 1.0);  // not given: PyG's default
 
   // pgexplainer: trained on the training split, then one mask per explained node.
   const std::string pg = t.tmp.file("pg");
@@ -369,6 +389,9 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--edge-size", "nan", "--out", out}), "--edge-size"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--train-on", "test", "--out", out}), "--train-on"},
       {with(t.gcn, {"--nodes", "3", "--method", "saliency", "--symmetric", "--out", out}), "--symmetric"},
+      {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "1", "--out", out}), "--initial-mask"},
+      {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--entropy-margin", "0.5", "--out", out}), "--entropy-margin"},
+      {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "-0.5", "--out", out}), "--initial-mask"},
       // The pictures PREFIX.node<ID>.svg are outputs too: no other output or input may be one.
       {with(t.gat, {"--nodes", "300", "--method", "degree", "--out", out, "--json", out + ".node300.svg"}),
        "--out writes " + out + ".node*.svg too"},

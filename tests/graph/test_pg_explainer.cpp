@@ -47,6 +47,11 @@ TEST_CASE("PGExplainer's mask MLP, concrete sample and penalty: gradients by fin
                                  {random_tensor({k}, 8, 0.1f, 0.9f)});
   INFO(penalty.report);
   CHECK(penalty.ok);
+  // The authors' margin: the entropy of 0.98 m + 0.01, also near the ends.
+  auto margin = check_gradients([](const std::vector<Var>& v) { return mask_size_entropy(v[0], 0.05, 1.0, 1e-15, 0.01); },
+                                {random_tensor({k}, 9, 0.02f, 0.98f)});
+  INFO(margin.report);
+  CHECK(margin.ok);
 
   // Values by hand.
   const Tensor m({3}, std::vector<float>{0.2f, 0.5f, 0.9f});
@@ -57,6 +62,16 @@ TEST_CASE("PGExplainer's mask MLP, concrete sample and penalty: gradients by fin
   }
   CHECK(mask_size_entropy(Var(m), 0.05, 1.0, 1e-15).value().item() == Approx(0.05 * sum + entropy / 3).epsilon(1e-6));
   CHECK(mask_size_entropy(Var(Tensor({0})), 0.05, 1.0, 1e-15).value().item() == 0.0f);
+  double squeezed = 0.0;
+  for (int64_t i = 0; i < 3; ++i) {
+    const double v = 0.98 * m[i] + 0.01;
+    squeezed += -v * std::log(v) - (1 - v) * std::log(1 - v);
+  }
+  CHECK(mask_size_entropy(Var(m), 0.05, 1.0, 1e-15, 0.01).value().item() ==
+        Approx(0.05 * sum + squeezed / 3).epsilon(1e-6));
+  const Tensor ends({2}, std::vector<float>{0.0f, 1.0f});  // entropy 0 without the margin, H(0.01) with it
+  CHECK(mask_size_entropy(Var(ends), 0.0, 1.0, 1e-15, 0.01).value().item() ==
+        Approx(-0.01 * std::log(0.01) - 0.99 * std::log(0.99)).epsilon(1e-5));
   const Tensor logits({2}, std::vector<float>{0.3f, -1.0f}), log_odds({2}, std::vector<float>{0.5f, 0.25f});
   const Tensor s = concrete_sample(Var(logits), log_odds, 2.0).value();
   CHECK(s[0] == Approx(1.0 / (1.0 + std::exp(-(0.8 / 2.0)))));
@@ -373,7 +388,8 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
     const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();
     for (const Json& bad : {Json{{"update", "batch"}}, Json{{"training_label", "gold"}}, Json{{"scored_edges", "all"}},
                             Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}, Json{{"restarts", 0}},
-                            Json{{"initial_mask", 0.0}}, Json{{"initial_mask", 1.0}}, Json{{"initial_mask", 1.5}}}) {
+                            Json{{"initial_mask", 0.0}}, Json{{"initial_mask", 1.0}}, Json{{"initial_mask", 1.5}},
+                            Json{{"entropy_margin", 0.5}}, Json{{"entropy_margin", -0.01}}}) {
       CAPTURE(bad.dump());
       try {
         list.check(list.from_json(bad));

@@ -69,15 +69,21 @@ GnnExplanation gnn_explainer(const NodeClassifier& model, const PreparedNodeData
   ATTEND_CHECK(explained_class >= 0 && explained_class < data.dataset.num_classes,
                "class " << explained_class << " of " << data.dataset.num_classes);
   ATTEND_CHECK(options.epochs >= 1 && options.lr > 0.0, "gnn_explainer: " << options.epochs << " epochs, lr " << options.lr);
+  ATTEND_CHECK(options.initial_mask >= 0.0 && options.initial_mask < 1.0,
+               "gnn_explainer: initial mask " << options.initial_mask << " (0: random, else in (0, 1))");
   const FrozenParameters frozen(model);
   const TargetForward pass(model, cg, 1);  // each layer only where the target reads it
   const int64_t n = cg.num_nodes(), n_edges = cg.data.graph.plain().num_edges();
   const bool features = options.learn_feature_mask && cg.data.features.cols() > 0;
 
   // Initialisation (PyG's _initialize_masks): edge logits N(0, (sqrt(2) sqrt(2 / 2N))^2),
-  // feature logits N(0, 0.1^2), drawn in that order.
+  // feature logits N(0, 0.1^2), drawn in that order. With an initial mask M0 the edge logits
+  // are replaced by log(M0 / (1 - M0)) after their draws, so the feature logits stay the same.
   Rng rng(mix64(options.seed ^ static_cast<uint64_t>(cg.nodes[cg.target])));
-  Var edge_logits(normal_logits(n_edges, std::sqrt(2.0) * std::sqrt(2.0 / (2.0 * static_cast<double>(n))), rng), true);  // [E]
+  Tensor edge_start = normal_logits(n_edges, std::sqrt(2.0) * std::sqrt(2.0 / (2.0 * static_cast<double>(n))), rng);  // [E]
+  const double m0 = options.initial_mask;
+  if (m0 > 0.0) edge_start.fill(static_cast<float>(std::log(m0 / (1.0 - m0))));
+  Var edge_logits(std::move(edge_start), true);  // [E]
   Var feature_logits;  // [F]
   std::vector<std::pair<std::string, Var>> masks{{"edge_mask", edge_logits}};
   Tensor x;  // [n, F] the computation graph's input features, densified

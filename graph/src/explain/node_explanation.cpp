@@ -191,7 +191,7 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
     out.edge_score = explained_only(g);  // input x gradient: the input mask is 1
   }
   if (m == ExplainMethod::kGnnExplainer) {
-    GnnExplainerOptions gnn;
+    GnnExplainerOptions gnn = options.gnn;
     gnn.seed = options.seed;
     gnn.learn_feature_mask = scores_features(m, data.dataset);
     const GnnExplanation learned = gnn_explainer(model, data, cg, out.explained_class, gnn);

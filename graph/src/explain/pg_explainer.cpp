@@ -46,6 +46,9 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
           .add("initial_mask", &O::initial_mask,
                "the noise-free mask sample every edge starts at (the MLP's output bias); 0.5: bias 0 (the authors')",
                OptionRange{0.0, 1.0, true, true})
+          .add("entropy_margin", &O::entropy_margin,
+               "the entropy term reads (1 - 2c) m + c; 0.01: the authors' loss, 0: PyG's",
+               OptionRange{0.0, 0.5, false, true})
           .add("symmetric_mask", &O::symmetric_mask,
                "mask both directions of an edge by the mean of their samples in training (the authors')")
           .choice("training_nodes", &O::training_nodes,
@@ -93,24 +96,25 @@ Var concrete_sample(const Var& logits, const Tensor& noise, double temperature) 
   return ops::sigmoid(ops::scale(ops::add(logits, Var(noise)), static_cast<float>(1.0 / temperature)));
 }
 
-Var mask_size_entropy(const Var& mask, double size, double entropy, double eps) {
+Var mask_size_entropy(const Var& mask, double size, double entropy, double eps, double margin) {
   const Tensor& m = mask.value();  // [K]
   ATTEND_CHECK(m.rank() == 1, "mask_size_entropy of a mask " << shape_to_string(m.shape()));
   const int64_t k = m.numel();
   const double entropy_factor = k > 0 ? entropy / static_cast<double>(k) : 0.0;
+  const double squeeze = 1.0 - 2.0 * margin;  // m' = squeeze m + margin
   double value = 0.0;
   for (int64_t i = 0; i < k; ++i) {
     const double v = m[i];
-    value += size * v + entropy_factor * detail::binary_entropy(v, eps);
+    value += size * v + entropy_factor * detail::binary_entropy(squeeze * v + margin, eps);
   }
   return Var::from_op(Tensor(Shape{}, static_cast<float>(value)), {mask},
-                      [mask, size, entropy_factor, eps](const Tensor&, const Tensor& gy) {
+                      [mask, size, entropy_factor, eps, squeeze, margin](const Tensor&, const Tensor& gy) {
                         const Tensor& m = mask.value();
                         Tensor& g = mask.grad_mut();
                         const double dy = gy.item();
                         for (int64_t i = 0; i < m.numel(); ++i) {
-                          const double v = m[i];
-                          const double d_entropy = detail::binary_entropy_derivative(v, eps);
+                          const double v = squeeze * m[i] + margin;
+                          const double d_entropy = squeeze * detail::binary_entropy_derivative(v, eps);
                           g[i] += static_cast<float>(dy * (size + entropy_factor * d_entropy));
                         }
                       });
@@ -345,7 +349,8 @@ Var PgExplainer::node_loss(const TrainingNode& t, const Tensor& noise, double te
   const Var mask = ops::add(Var(others), ops::scatter_add_rows(passed, t.scored, t.pass->num_edges()));
   const Var log_p = target_log_probability(model_, *t.pass, t.pass->features(), mask, t.explained_class);
   return ops::add(ops::scale(log_p, -1.0f),
-                  mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps));
+                  mask_size_entropy(sample, options_.edge_size, options_.edge_entropy, options_.eps,
+                                    options_.entropy_margin));
 }
 
 double PgExplainer::training_objective(const std::vector<TrainingNode>& training) const {

@@ -10,6 +10,7 @@
 #include "attend/core/quadrature.hpp"
 #include "attend/graph/explain/attention_rollout.hpp"
 #include "attend/graph/explain/explain_method.hpp"
+#include "attend/graph/explain/gnn_explainer.hpp"
 #include "attend/graph/node_classifier.hpp"
 #include "attend/graph/node_training.hpp"
 
@@ -28,6 +29,9 @@ struct ExplainOptions {
   HeadReduction heads = HeadReduction::kMean;  ///< attention
   int64_t class_id = -1;                     ///< the explained class; -1: the predicted one
   uint64_t seed = 0;                         ///< gnnexplainer: mask initialisation
+  /// gnnexplainer: epochs, lr, penalties and initial mask (its seed and learn_feature_mask
+  /// are set from `seed` and the dataset)
+  GnnExplainerOptions gnn;
   /// pgexplainer: the explainer, trained for this model and data (pg_explainer.hpp); required
   const PgExplainer* pg_explainer = nullptr;
   /// occlusion: take each edge away with every edge joining its endpoints in either direction

@@ -39,6 +39,9 @@
 ///               graph (an explainer explains the model, not the labels); "true": the node's
 ///               label (the authors' `miGroudTruth`, on by default in their code), for nodes
 ///               with a label, the prediction where it is unknown.
+///   entropy_margin c  the entropy term reads m' = (1 - 2c) m + c, in [c, 1 - c], which bounds
+///               its gradient at 0 and 1 (the authors' loss: c = 0.01, their scale 0.99);
+///               0 (default): m itself, as PyG.
 ///   scored_edges "explained" (default): the explained edges of the computation graph
 ///               (computation_graph.hpp: the edges into nodes within L - 1 hops, which carry the
 ///               target's messages); "subgraph": every plain edge of the computation graph's
@@ -114,6 +117,7 @@ struct PgExplainerOptions {
   int restarts = 1;                ///< MLPs trained (seeds seed .. seed + R - 1); the lowest objective is kept
   bool symmetric_mask = false;     ///< in training, each direction passes (m_ij + m_ji) / 2 (the authors')
   double eps = 1e-15;              ///< inside the entropy's logarithms
+  double entropy_margin = 0.0;     ///< the entropy reads (1 - 2c) m + c (the authors': 0.01; see above)
   PgTrainingNodes training_nodes = PgTrainingNodes::kTrainSplit;
   PgTrainingLabel training_label = PgTrainingLabel::kPredicted;
   PgUpdate update = PgUpdate::kPerNode;
@@ -122,7 +126,7 @@ struct PgExplainerOptions {
   uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
 
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
-  /// temperature_end, sample_bias, restarts, initial_mask, symmetric_mask, training_nodes
+  /// temperature_end, sample_bias, restarts, initial_mask, symmetric_mask, entropy_margin, training_nodes
   /// "train" | "explained", training_label "predicted" | "true", update "node" | "epoch",
   /// gradient_clip, scored_edges "explained" | "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
@@ -140,9 +144,10 @@ Var edge_mask_mlp(const Var& x, const Var& w1, const Var& b1, const Var& w2, con
 /// log-odds log u - log(1 - u) of the uniforms.
 Var concrete_sample(const Var& logits, const Tensor& noise, double temperature);
 
-/// size sum(m) + entropy mean(-m log(m + eps) - (1 - m) log(1 - m + eps)) of a mask m [K] with
-/// entries in [0, 1]: a scalar Var, differentiable in m (0 when K = 0). Summed in double.
-Var mask_size_entropy(const Var& mask, double size, double entropy, double eps);
+/// size sum(m) + entropy mean(-m' log(m' + eps) - (1 - m') log(1 - m' + eps)) of a mask m [K]
+/// with entries in [0, 1], m' = (1 - 2 margin) m + margin: a scalar Var, differentiable in m (0
+/// when K = 0). Summed in double.
+Var mask_size_entropy(const Var& mask, double size, double entropy, double eps, double margin = 0.0);
 
 class PgExplainer {
  public:
