@@ -82,21 +82,16 @@ struct WeightPartials {
   }
 };
 
-// The weights w_p [C, H c] side by side -> [C, P H c] (transpose false) or its transpose
-// [P H c, C] (transpose true); built per call, so the parameters stay separate.
-std::vector<float> side_by_side(const std::vector<Var>& weights, bool transpose) {
+// The weights w_p [C, H c] side by side and transposed -> [P H c, C]; built per backward, so
+// the parameters stay separate.
+std::vector<float> transposed_side_by_side(const std::vector<Var>& weights) {
   const int64_t rows = weights[0].dim(0), hc = weights[0].dim(1), width = hc * static_cast<int64_t>(weights.size());
   std::vector<float> out(static_cast<std::size_t>(rows * width));
   for (std::size_t p = 0; p < weights.size(); ++p) {
     const float* w = weights[p].value().data();
     const int64_t first = static_cast<int64_t>(p) * hc;
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t e = 0; e < hc; ++e) {
-        if (transpose)
-          out[(first + e) * rows + r] = w[r * hc + e];
-        else
-          out[r * width + first + e] = w[r * hc + e];
-      }
+      for (int64_t e = 0; e < hc; ++e) out[(first + e) * rows + r] = w[r * hc + e];
   }
   return out;
 }
@@ -141,18 +136,19 @@ std::vector<Var> project_to_heads_jointly(const Var& x, const std::vector<Var>& 
   const RowLayout in{xv.dim(batch_axis), xv.dim(1 - batch_axis), xv.dim(2), batch_axis == 1};
   const int64_t n_proj = static_cast<int64_t>(weights.size());
   const int64_t hc = w_shape[1], c = hc / n_heads, k = in.channels, width = n_proj * hc;
-  const std::vector<float> w_all = side_by_side(weights, false);  // [C, P H c]
-  std::vector<Tensor> outs;                                       // P x [B, H, N, c], every element written
+  std::vector<Tensor> outs;  // P x [B, H, N, c], every element written
   for (int64_t p = 0; p < n_proj; ++p) outs.push_back(Tensor::uninitialized({in.batch, n_heads, in.n, c}));
+  // The forward keeps one product per projection: its [N, H c] result stays in L2 until
+  // copied into the heads layout (one [N, P H c] result did not, and measured slower).
   parallel_for_blocks(in.batch, kBatchGroup, [&](int64_t lo, int64_t hi) {
-    std::vector<float> flat(static_cast<std::size_t>(in.n * width));  // [N, P H c]
-    for (int64_t b = lo; b < hi; ++b) {
-      gemm_one_block(false, false, in.n, width, k, 1.0f, xv.data() + in.offset(b), in.stride(), w_all.data(), width,
-                     0.0f, flat.data(), width);
-      for (int64_t p = 0; p < n_proj; ++p)
-        to_heads(flat.data() + p * hc, width, biases[p].defined() ? biases[p].value().data() : nullptr,
-                 outs[p].data(), b, n_heads, in.n, c);
-    }
+    std::vector<float> flat(static_cast<std::size_t>(in.n * hc));  // [N, H c]
+    for (int64_t b = lo; b < hi; ++b)
+      for (int64_t p = 0; p < n_proj; ++p) {
+        gemm_one_block(false, false, in.n, hc, k, 1.0f, xv.data() + in.offset(b), in.stride(),
+                       weights[p].value().data(), hc, 0.0f, flat.data(), hc);
+        to_heads(flat.data(), hc, biases[p].defined() ? biases[p].value().data() : nullptr, outs[p].data(), b,
+                 n_heads, in.n, c);
+      }
   });
 
   // Results 0 .. P-2 record no work of their own; the last one's backward reads their
@@ -181,7 +177,7 @@ std::vector<Var> project_to_heads_jointly(const Var& x, const std::vector<Var>& 
     grads.push_back(gy.data());
     const float* xp = x.value().data();
     float* dx = x.requires_grad() ? x.grad_mut().data() : nullptr;
-    const std::vector<float> wt = dx ? side_by_side(weights, true) : std::vector<float>();  // [P H c, C]
+    const std::vector<float> wt = dx ? transposed_side_by_side(weights) : std::vector<float>();  // [P H c, C]
     bool weight_grads = false;
     for (int64_t p = 0; p < n_proj; ++p) weight_grads = weight_grads || needs_weight_grads(weights[p], biases[p]);
     WeightPartials parts(k, width, n_groups, weight_grads);
