@@ -29,8 +29,9 @@ Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_
   ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_ && (batch_axis == 0 || batch_axis == 1),
                "gated attention expects [B, N, " << c_in_ << "] or [N, B, " << c_in_ << "], got "
                                                  << shape_to_string(x.shape()));
-  // q, k, v and the gate in one product per batch row; the gate last (it carries the joint
-  // backward, and dense_attention consumes all four).
+  // q, k, v and the gate in one op (one product for dx and one for the weights' gradient in
+  // its backward); the gate last: it carries the joint backward, and dense_attention consumes
+  // all four.
   const std::vector<Var> qkvg = project_to_heads_jointly(
       x, {linear_q_->weight(), linear_k_->weight(), linear_v_->weight(), linear_g_->weight()},
       {linear_q_->bias(), linear_k_->bias(), linear_v_->bias(), linear_g_->bias()}, n_heads_, batch_axis);

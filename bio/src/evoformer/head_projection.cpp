@@ -62,14 +62,17 @@ struct WeightPartials {
       : rows(r), cols(c), n_groups(groups), data(on ? static_cast<std::size_t>(groups * (r * c + c)) : 0, 0.0f) {}
   float* weight(int64_t group) { return data.data() + group * (rows * cols + cols); }
   float* bias(int64_t group) { return weight(group) + rows * cols; }
-  // Columns [first, first + width) of the summed weight [rows, cols] and bias [cols] added
-  // into w [rows, width] and b [width] (when they take gradients).
-  void add_into(const Var& w, const Var& b, int64_t first = 0, int64_t width = -1) const {
-    if (width < 0) width = cols;
+  // The partials summed in group order: [rows * cols + cols].
+  std::vector<float> summed() const {
     const int64_t size = rows * cols + cols;
     std::vector<float> sum(static_cast<std::size_t>(size), 0.0f);
     for (int64_t g = 0; g < n_groups; ++g)
       for (int64_t e = 0; e < size; ++e) sum[e] += data[g * size + e];
+    return sum;
+  }
+  // Columns [first, first + width) of the summed weight [rows, cols] and bias [cols] added
+  // into w [rows, width] and b [width] (when they take gradients).
+  void add_into(const std::vector<float>& sum, const Var& w, const Var& b, int64_t first, int64_t width) const {
     if (w.requires_grad()) {
       float* dw = w.grad_mut().data();
       for (int64_t r = 0; r < rows; ++r)
@@ -80,6 +83,7 @@ struct WeightPartials {
       for (int64_t e = 0; e < width; ++e) db[e] += sum[rows * cols + first + e];
     }
   }
+  void add_into(const Var& w, const Var& b) const { add_into(summed(), w, b, 0, cols); }
 };
 
 // The weights w_p [C, H c] side by side and transposed -> [P H c, C]; built per backward, so
@@ -201,8 +205,10 @@ std::vector<Var> project_to_heads_jointly(const Var& x, const std::vector<Var>& 
         }
       }
     });
-    if (!parts.data.empty())
-      for (int64_t p = 0; p < n_proj; ++p) parts.add_into(weights[p], biases[p], p * hc, hc);
+    if (!parts.data.empty()) {
+      const std::vector<float> sum = parts.summed();  // [C, P H c] and [P H c]
+      for (int64_t p = 0; p < n_proj; ++p) parts.add_into(sum, weights[p], biases[p], p * hc, hc);
+    }
   }));
   return results;
 }
