@@ -29,13 +29,16 @@ Var GatedAttention::forward(const Var& x, const std::vector<Var>& biases, int64_
   ATTEND_CHECK(x.value().rank() == 3 && x.dim(2) == c_in_ && (batch_axis == 0 || batch_axis == 1),
                "gated attention expects [B, N, " << c_in_ << "] or [N, B, " << c_in_ << "], got "
                                                  << shape_to_string(x.shape()));
-  auto heads = [&](const Linear* linear) {  // [B, H, N, c_hidden]
-    return project_to_heads(x, linear->weight(), linear->bias(), n_heads_, batch_axis);
-  };
-  const Var q = heads(linear_q_), k = heads(linear_k_), v = heads(linear_v_);  // [B, H, N, c_hidden]
+  // q, k, v and the gate in one op (one product for dx and one for the weights' gradient in
+  // its backward); the gate last: it carries the joint backward, and dense_attention consumes
+  // all four.
+  const std::vector<Var> qkvg = project_to_heads_jointly(
+      x, {linear_q_->weight(), linear_k_->weight(), linear_v_->weight(), linear_g_->weight()},
+      {linear_q_->bias(), linear_k_->bias(), linear_v_->bias(), linear_g_->bias()}, n_heads_, batch_axis);
+  const Var &q = qkvg[0], &k = qkvg[1], &v = qkvg[2];  // [B, H, N, c_hidden]
   ops::DenseAttentionOptions options;
-  options.biases = biases;          // each -> [B, H, N, N]
-  options.gate = heads(linear_g_);  // [B, H, N, c_hidden]
+  options.biases = biases;  // each -> [B, H, N, N]
+  options.gate = qkvg[3];   // [B, H, N, c_hidden]
   options.chunk_size = chunk_size;
   options.return_weights = weights_out != nullptr;
   const Var o = ops::dense_attention(q, k, v, options, weights_out);                  // [B, H, N, c_hidden]

@@ -27,8 +27,10 @@ class GatedAttention : public Module {
   /// + sum(biases)) v per head, then o W_o + b_o. Each bias broadcasts to [B, H, N, N] (a pair
   /// bias is [1, H, N, N]). `chunk_size` is handed to ops::dense_attention (query rows per work
   /// item; the results do not depend on it). The projections read and write the heads layout
-  /// directly (project_to_heads, project_from_heads), so no activation is copied between
-  /// layouts. Parallel as its ops: dense attention over (b, h, query chunk) work items. With
+  /// directly (project_to_heads_jointly for q, k, v and the gate in one op, with one product
+  /// each for dx and the weights' gradient in its backward; project_from_heads), so no
+  /// activation is copied between layouts. Parallel as its ops: dense attention over (b, h,
+  /// query chunk) work items. With
   /// `weights_out`, the attention probabilities [B, H, N, N] are also written there (no
   /// gradient; ops::dense_attention's return_weights).
   Var forward(const Var& x, const std::vector<Var>& biases, int64_t chunk_size, Tensor* weights_out = nullptr,
