@@ -189,6 +189,15 @@ bool same_scores(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   return a.size() == b.size();
 }
 
+/// A gcn TinyNodeModel with the three-epoch options, five training nodes and three explained.
+struct GcnSubject {
+  TinyNodeModel subject{"gcn", 200, 600, 8, 3, 52};
+  PreparedNodeData& data = subject.data;
+  NodeClassifier& model = subject.model;
+  const PgExplainerOptions base = three_epoch_options();
+  const std::vector<int64_t> training{3, 50, 77, 120, 199}, explained{50, 120, 199};
+};
+
 }  // namespace
 
 TEST_CASE("PGExplainer is deterministic for a seed and equal on 1 and 2 threads", "[explain]") {
@@ -225,13 +234,8 @@ TEST_CASE("PGExplainer is deterministic for a seed and equal on 1 and 2 threads"
   CHECK_THROWS_AS(pg_training_nodes(data, explained, options), InputError);
 }
 
-
-TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true labels, subgraph edges", "[explain]") {
-  TinyNodeModel subject("gcn", 200, 600, 8, 3, 52);
-  PreparedNodeData& data = subject.data;
-  NodeClassifier& model = subject.model;
-  const PgExplainerOptions base = three_epoch_options();
-  const std::vector<int64_t> training{3, 50, 77, 120, 199}, explained{50, 120, 199};
+TEST_CASE_METHOD(GcnSubject, "PGExplainer's authors' choices: per-epoch steps, clipping, true labels, subgraph edges",
+                 "[explain]") {
 
   SECTION("one step per epoch: the same as per node for one training node, not for several") {
     PgExplainerOptions epoch = base;
@@ -389,12 +393,8 @@ TEST_CASE("PGExplainer's authors' choices: per-epoch steps, clipping, true label
   }
 }
 
-TEST_CASE("PGExplainer's restarts keep the lowest objective, and its initial mask is the output bias", "[explain]") {
-  TinyNodeModel subject("gcn", 200, 600, 8, 3, 52);
-  PreparedNodeData& data = subject.data;
-  NodeClassifier& model = subject.model;
-  const PgExplainerOptions base = three_epoch_options();
-  const std::vector<int64_t> training{3, 50, 77, 120, 199}, explained{50, 120, 199};
+TEST_CASE_METHOD(GcnSubject, "PGExplainer's restarts keep the lowest objective, and its initial mask is the output bias",
+                 "[explain]") {
 
   SECTION("restarts: the kept MLP is the single run of the lower objective, seed or seed + 1") {
     std::vector<std::vector<Tensor>> scores;
