@@ -196,6 +196,14 @@ def build_seeds(attend, base):
     run_quiet(attend, ["explain", "node", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
                        "--nodes", "300,301", "--method", "integrated-gradients", "--steps", "4",
                        "--out", str(h5 / "explanations"), "--quiet"], base)
+    # Edge scores only (no /features group): PGExplainer's file.
+    run_quiet(attend, ["explain", "node", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
+                       "--nodes", "300,301", "--method", "pgexplainer", "--epochs", "2", "--train-on", "explained",
+                       "--out", str(h5 / "explanations_pg"), "--quiet"], base)
+    # A checkpoint with state values (batch_norm's running statistics), jumping knowledge and a
+    # node_linear head: the ba-community preset.
+    run_quiet(attend, ["node-classify", "train", "--data", str(bas), "--model", "ba-community", "--epochs", "2",
+                       "--quiet", "--save", str(h5 / "ba_shapes_batch_norm.h5")], base)
     run_quiet(attend, ["contacts", "predict", "--msa", str(FIXTURES / "tiny.fasta"), "--out", str(seeds / "pred"),
                        "--max-iterations", "3", "--quiet"], base)
     run_quiet(attend, ["contacts", "train", "--families", str(families), "--out", str(h5 / "contact_model.h5"),
@@ -261,7 +269,8 @@ def build_seeds(attend, base):
                 "--split-fractions", "0.5,0.25", "--save", f"{out}/m.h5"] + given + other
 
     def checkpoint_cmd(rng, f, out):
-        data = seeds / ("rdf" if "rgcn" in Path(f).name else "planetoid")
+        name = Path(f).name
+        data = seeds / "rdf" if "rgcn" in name else bas if "ba_shapes" in name else seeds / "planetoid"
         return ["node-classify", "predict", "--data", str(data), "--checkpoint", f, "--out", f"{out}/p.tsv",
                 "--export-attention", f"{out}/att.h5"]
 
@@ -306,8 +315,9 @@ def build_seeds(attend, base):
                             h5 / "planetoid_contiguous.h5"], graph_h5_dense_cmd),
         "model-json": (models + [rgcn_model], lambda rng, f, out: graph_train(f)(
             rng, str(seeds / ("rdf" if "rgcn" in f else "planetoid")), out)),
-        "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5"], checkpoint_cmd),
-        "explanations-h5": ([h5 / "explanations.h5"], lambda rng, f, out: [
+        "checkpoint": ([h5 / "gat_checkpoint.h5", h5 / "rgcn_checkpoint.h5", h5 / "ba_shapes_batch_norm.h5"],
+                       checkpoint_cmd),
+        "explanations-h5": ([h5 / "explanations.h5", h5 / "explanations_pg.h5"], lambda rng, f, out: [
             "explain", "eval", "--data", str(bas), "--checkpoint", str(h5 / "ba_shapes_gat.h5"),
             "--explanations", f, "--json", f"{out}/e.json"]),
         "ground-truth": ([truth_folder], lambda rng, d, out: rng.choice([

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "attend/core/fast_sigmoid.hpp"
+#include "worst_relative_error.hpp"
 
 using namespace attend;
 
@@ -20,19 +21,10 @@ TEST_CASE("sigmoid_approx stays within 2.5e-7 relative error of a double referen
       xs.push_back(x);
       x = std::nextafter(x, 1.0f);
     }
-  double worst = 0.0;
-  float worst_x = 0.0f;
-  for (const float x : xs) {
-    const double ref = reference_sigmoid(x);
-    const double rel = std::fabs(static_cast<double>(sigmoid_approx(x)) - ref) / ref;
-    if (rel > worst) {
-      worst = rel;
-      worst_x = x;
-    }
-  }
-  INFO("max relative error " << worst << " at x = " << worst_x);
-  CHECK(worst < 2.5e-7);
-  CHECK(worst > 0.0);  // the bound is measured, not met by a bit-exact libm call
+  const testing::WorstRelativeError worst = testing::worst_relative_error(xs, sigmoid_approx, reference_sigmoid);
+  INFO("max relative error " << worst.error << " at x = " << worst.at);
+  CHECK(worst.error < 2.5e-7);
+  CHECK(worst.error > 0.0);  // the bound is measured, not met by a bit-exact libm call
 }
 
 TEST_CASE("sigmoid_approx saturates without overflow and passes NaN through", "[core]") {

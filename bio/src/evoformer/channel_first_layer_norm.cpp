@@ -79,17 +79,7 @@ Var channel_first_layer_norm(const Var& x, const Var& gamma, const Var& beta, fl
             dbc[t] += gc[t];
           }
         }
-        if (!dx) continue;
-        const float inv_c = 1.0f / static_cast<float>(c);
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const float* __restrict gc = g.data() + ch * kTile;
-          const float* __restrict xc = xp + ch * rows + t0;
-          float* __restrict dxc = dx + ch * rows + t0;
-          for (int64_t t = 0; t < n; ++t) {
-            const float xhat = (xc[t] - mu[t]) * rs[t];
-            dxc[t] += rs[t] * (gc[t] * gp[ch] - s_gh[t] * inv_c - xhat * s_ghx[t] * inv_c);
-          }
-        }
+        if (dx) add_channel_first_layer_norm_dx(xp, g.data(), kTile, gp, mu, rs, s_gh, s_ghx, rows, c, t0, n, dx);
       }
       float* dgamma = partial.data() + (lo / kBlock) * 2 * c;
       float* dbeta = dgamma + c;

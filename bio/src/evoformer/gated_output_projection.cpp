@@ -118,7 +118,6 @@ Var gated_output_projection(const Var& zn, const Var& wg, const Var& bg, const V
       float* dgamma = part ? part + dwg_size + d + dwp_size + d : nullptr;
       float* dbeta = part ? dgamma + c : nullptr;
       // the layer norm's backward: dx = rstd (gh - mean(gh) - xhat mean(gh xhat)), gh = dxn gamma
-      const float inv_c = 1.0f / static_cast<float>(c);
       std::vector<float> s_gh(static_cast<std::size_t>(n), 0.0f), s_ghx(static_cast<std::size_t>(n), 0.0f);
       const float* __restrict mu = s.mean.data();
       const float* __restrict rs = s.rstd.data();
@@ -144,15 +143,8 @@ Var gated_output_projection(const Var& zn, const Var& wg, const Var& bg, const V
         }
       }
       if (dx)
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const float* __restrict gc = dxn.data() + ch * n;
-          const float* __restrict xc = xp + ch * rows + lo;
-          float* __restrict dxc = dx + ch * rows + lo;
-          for (int64_t t = 0; t < n; ++t) {
-            const float xhat = (xc[t] - mu[t]) * rs[t];
-            dxc[t] += rs[t] * (gc[t] * gammap[ch] - s_gh[t] * inv_c - xhat * s_ghx[t] * inv_c);
-          }
-        }
+        add_channel_first_layer_norm_dx(xp, dxn.data(), n, gammap, mu, rs, s_gh.data(), s_ghx.data(), rows, c, lo, n,
+                                        dx);
       if (!part) return;
       float* dwg = part;
       float* dbg = dwg + dwg_size;

@@ -31,28 +31,48 @@ inline TileVec tile_clamp(TileVec x, float lo, float hi) {
 #endif
 }
 
+#if defined(__FMA__)
+/// a * b + c per lane, rounded once: the fused multiply-add instruction named, as exp_approx
+/// names std::fma, so that the bits do not hang on whether the compiler contracts `a * b + c`
+/// (GCC's -ffp-contract=fast does for GNU C++, -ffp-contract=off or -std=c++20 without GNU
+/// extensions would not).
+inline TileVec tile_fma(TileVec a, TileVec b, TileVec c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__AVX__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return _mm_fmadd_ps(a, b, c);
+#endif
+}
+
+/// tile_fma with a constant multiplier and addend in every lane.
+inline TileVec tile_fma(TileVec a, float b, float c) { return tile_fma(a, TileVec{} + b, TileVec{} + c); }
+#endif
+
 /// exp(x) per lane, Cephes expf as in attend::exp_approx: 2^n * p(r), r = x - n ln 2, the same
-/// degree-6 polynomial, clamps and limits (exactly 0 for n = -127, which includes -inf). Each
-/// `a * b + c` below is one fused multiply-add (GCC contracts them; exp_approx calls std::fma),
-/// which is what makes the bits equal. Without FMA instructions the sum would be rounded
-/// twice, so such builds call exp_approx lane by lane. 16 vector instructions a register: a
-/// max and a min, 11 multiply-adds, 2^n as the shifted bits of the rounding sum.
+/// degree-6 polynomial, clamps and limits (exactly 0 for n = -127, which includes -inf), the
+/// same fused multiply-adds in the same order (tile_fma here, std::fma there), which is what
+/// makes the bits equal (tests/core/test_tile_exp.cpp checks every float in [-88, 88]).
+/// Without FMA instructions std::fma is a library call, so such builds call exp_approx lane by
+/// lane. 16 vector instructions a register: a max and a min, 11 multiply-adds, 2^n as the
+/// shifted bits of the rounding sum.
 inline TileVec tile_exp(TileVec x) {
 #if !defined(__FMA__)
   for (int64_t l = 0; l < kTileVec; ++l) x[l] = exp_approx(x[l]);
   return x;
 #else
   x = tile_clamp(x, -88.0f, 88.0f);
-  const TileVec t = x * 1.44269504088896341f + 12583039.0f;  // low mantissa bits: n + 127
+  const TileVec t = tile_fma(x, 1.44269504088896341f, 12583039.0f);  // low mantissa bits: n + 127
   const TileVec n = t - 12583039.0f;
-  TileVec r = n * -0.693359375f + x;
-  r = n * 2.12194440e-4f + r;
-  TileVec p = r * 1.9875691500e-4f + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + (r + 1.0f);
+  TileVec r = tile_fma(n, TileVec{} - 0.693359375f, x);
+  r = tile_fma(n, TileVec{} + 2.12194440e-4f, r);
+  TileVec p = tile_fma(r, 1.9875691500e-4f, 1.3981999507e-3f);
+  p = tile_fma(p, r, TileVec{} + 8.3334519073e-3f);
+  p = tile_fma(p, r, TileVec{} + 4.1665795894e-2f);
+  p = tile_fma(p, r, TileVec{} + 1.6666665459e-1f);
+  p = tile_fma(p, r, TileVec{} + 5.0000001201e-1f);
+  p = tile_fma(p, r * r, r + 1.0f);
   const TileVec two_n = reinterpret_cast<TileVec>(reinterpret_cast<TileBits>(t) << 23);
   return p * two_n;
 #endif
