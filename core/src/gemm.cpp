@@ -79,11 +79,44 @@ bool is_narrow(int64_t n, int64_t k) {
   return n <= kNarrowCols && n % detail::kTileVec == 0 && k >= kNarrowMinDepth;
 }
 
+// Rows [r0, r1) of C = op(A) * B + beta * C, with B row-major [k, n] and C narrow (is_narrow),
+// accumulated in C by depth slices of kNarrowDepth: C = ((beta C + s_0) + s_1) + ..., each s_i
+// one in-order multiply-add chain per element. Slice edges depend on k only. (No alpha here:
+// a scale factor held through the tiles' loop costs GCC two registers, spilled to the stack.)
+void narrow_block(bool trans_a, int64_t r0, int64_t r1, int64_t n, int64_t k, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const int64_t rows = r1 - r0;
+  c += r0 * ldc;
+  if (beta != 0.0f && beta != 1.0f)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) c[r * ldc + j] *= beta;
+  // op(A)^T's slice [depth, rows] when op(A) = A^T (about 96 KiB: on the heap, not on a
+  // worker thread's stack).
+  const auto slice =
+      std::make_unique_for_overwrite<float[]>(trans_a ? std::min(k, kNarrowDepth) * rows : 0);
+  for (int64_t p0 = 0; p0 < k; p0 += kNarrowDepth) {
+    const int64_t depth = std::min(kNarrowDepth, k - p0);
+    const bool accumulate = p0 > 0 || beta != 0.0f;
+    if (trans_a) {
+      // op(A) = A^T: its rows are A's columns, one element per row of A, each row of A on
+      // another page. Copied once into a compact slice so the tiles stay in L1 and the TLB
+      // (read in place instead: 2708 x 1433 x 64 on one core 3.1 -> 6.0 ms).
+      for (int64_t p = 0; p < depth; ++p)
+        std::copy_n(a + (p0 + p) * lda + r0, rows, slice.get() + p * rows);
+      detail::tile_gemm(rows, n, depth, 1.0f, slice.get(), 1, rows, b + p0 * ldb, ldb, c, ldc,
+                        accumulate);
+    } else {
+      detail::tile_gemm(rows, n, depth, 1.0f, a + r0 * lda + p0, lda, 1, b + p0 * ldb, ldb, c,
+                        ldc, accumulate);
+    }
+  }
+}
+
 // Row edges of a narrow product's blocks: about kNarrowRowBlock rows each, their count even
 // when there is more than one (threads under a static schedule get equal counts: 2708 rows in
 // 29 blocks of 96 gave one of 2 threads 15 blocks and the other 14), edges at multiples of
 // kNarrowRowGroup rows shared out evenly. They depend on m only; no element's bits depend on
-// them (narrow_block and narrow_blocks_transposed compute each element alike in any block).
+// them (narrow_block computes each element alike in any block).
 struct NarrowBlocks {
   int64_t m = 0, count = 0, groups = 0;
   explicit NarrowBlocks(int64_t rows) : m(rows) {
@@ -93,57 +126,6 @@ struct NarrowBlocks {
   }
   int64_t edge(int64_t b) const { return std::min(m, kNarrowRowGroup * (b * groups / count)); }
 };
-
-// C[r0:r1, :] *= beta, unless beta is 0 (the first slice overwrites) or 1.
-void scale_rows(int64_t r0, int64_t r1, int64_t n, float beta, float* c, int64_t ldc) {
-  if (beta == 0.0f || beta == 1.0f) return;
-  for (int64_t r = r0; r < r1; ++r)
-    for (int64_t j = 0; j < n; ++j) c[r * ldc + j] *= beta;
-}
-
-// Rows [r0, r1) of C = A * B + beta * C, with B row-major [k, n] and C narrow (is_narrow),
-// accumulated in C by depth slices of kNarrowDepth: C = ((beta C + s_0) + s_1) + ..., each s_i
-// one in-order multiply-add chain per element. Slice edges depend on k only. (No alpha here:
-// a scale factor held through the tiles' loop costs GCC two registers, spilled to the stack.)
-void narrow_block(int64_t r0, int64_t r1, int64_t n, int64_t k, const float* a, int64_t lda,
-                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  scale_rows(r0, r1, n, beta, c, ldc);
-  for (int64_t p0 = 0; p0 < k; p0 += kNarrowDepth) {
-    const int64_t depth = std::min(kNarrowDepth, k - p0);
-    detail::tile_gemm(r1 - r0, n, depth, 1.0f, a + r0 * lda + p0, lda, 1, b + p0 * ldb, ldb,
-                      c + r0 * ldc, ldc, p0 > 0 || beta != 0.0f);
-  }
-}
-
-// The blocks [b0, b1) of C = A^T * B + beta * C, each element as narrow_block computes it
-// (the same depth slices in the same order), but depth slice by depth slice over all the
-// blocks: A^T's rows are A's columns, one element per row of A, each row of A on another
-// page; each block's part of a slice is copied into a compact [depth, rows] slice so the
-// tiles stay in L1 and the TLB (read in place instead: 2708 x 1433 x 64 on one core 3.1 ->
-// 6.0 ms), and taking the blocks in turn within a slice reads A's rows [p0, p0 + depth) as
-// adjacent pieces while they are in L2, where one block at a time went through all of A.
-void narrow_blocks_transposed(const NarrowBlocks& blocks, int64_t b0, int64_t b1, int64_t n,
-                              int64_t k, const float* a, int64_t lda, const float* b,
-                              int64_t ldb, float beta, float* c, int64_t ldc) {
-  int64_t widest = 0;
-  for (int64_t i = b0; i < b1; ++i) {
-    scale_rows(blocks.edge(i), blocks.edge(i + 1), n, beta, c, ldc);
-    widest = std::max(widest, blocks.edge(i + 1) - blocks.edge(i));
-  }
-  // [depth, rows] (about 96 KiB: on the heap, not on a worker thread's stack)
-  const auto slice = std::make_unique_for_overwrite<float[]>(std::min(k, kNarrowDepth) * widest);
-  for (int64_t p0 = 0; p0 < k; p0 += kNarrowDepth) {
-    const int64_t depth = std::min(kNarrowDepth, k - p0);
-    for (int64_t i = b0; i < b1; ++i) {
-      const int64_t r0 = blocks.edge(i), rows = blocks.edge(i + 1) - r0;
-      if (rows == 0) continue;
-      for (int64_t p = 0; p < depth; ++p)
-        std::copy_n(a + (p0 + p) * lda + r0, rows, slice.get() + p * rows);
-      detail::tile_gemm(rows, n, depth, 1.0f, slice.get(), 1, rows, b + p0 * ldb, ldb,
-                        c + r0 * ldc, ldc, p0 > 0 || beta != 0.0f);
-    }
-  }
-}
 
 // C = alpha * op(A) * op(B) + beta * C for a narrow C (is_narrow), in the blocks of
 // NarrowBlocks, as op(A) * (alpha op(B)) + beta * C; the blocks shared among threads when
@@ -161,18 +143,9 @@ void narrow_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
     ldb = n;
   }
   const NarrowBlocks blocks(m);
-  if (trans_a) {  // one run of consecutive blocks per thread (no element's bits depend on it)
-    const int64_t runs = among_threads ? std::min<int64_t>(num_threads(), blocks.count) : 1;
-    auto run = [&](int64_t t) {
-      narrow_blocks_transposed(blocks, t * blocks.count / runs, (t + 1) * blocks.count / runs,
-                               n, k, a, lda, b, ldb, beta, c, ldc);
-    };
-    parallel_for(0, runs, run);
-    return;
-  }
   auto block = [&](int64_t i) {
     const int64_t r0 = blocks.edge(i), r1 = blocks.edge(i + 1);
-    if (r0 < r1) narrow_block(r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
+    if (r0 < r1) narrow_block(trans_a, r0, r1, n, k, a, lda, b, ldb, beta, c, ldc);
   };
   if (among_threads) {
     parallel_for(0, blocks.count, block);
