@@ -151,7 +151,10 @@ Var reshape(const Var& x, Shape shape) {
   }
   Tensor out = x.value().reshaped(std::move(shape));  // checks the element count
   return Var::from_op(std::move(out), {x}, [x](const Tensor&, const Tensor& gy) {
-    detail::add_into(x.grad_mut().data(), gy.data(), gy.numel());
+    // gy's values in x's shape, without a copy; a first gradient is copied, not added to zeros
+    // (the zero fill was one thread's pass over the buffer before the parallel add).
+    const Tensor gx = Tensor::view(const_cast<float*>(gy.data()), x.shape());  // read only
+    x.accumulate_grad(gx);
   });
 }
 

@@ -362,8 +362,8 @@ struct Grads {
   float* edge_scale = nullptr;  ///< [E] by edge id
 };
 
-/// Backward pass 1, over source rows through the transpose, one gathered row g_i per edge
-/// j -> i: the gradient of the edge's attention weights, d alpha = g_i . v_j (+ g_i . e_ij
+/// Backward pass 1, over source rows [lo, hi) through the transpose, one gathered row g_i per
+/// edge j -> i: the gradient of the edge's attention weights, d alpha = g_i . v_j (+ g_i . e_ij
 /// for edge features), times the dropout mask and the edge scale s, written into `dscore`
 /// [E, H] at the edge's destination-major position; the value gradient
 /// g_v[j] += alpha s g_i; and the edge scale's gradient g_s[id] += sum_h alpha_h m_h d alpha_h.
@@ -373,176 +373,170 @@ struct Grads {
 /// the pass without one does no per-edge test and reads no edge id it does not need).
 template <bool kScaled>
 void backward_messages(const Problem& pr, const float* probs, const float* gy, float* dscore,
-                       float* g_values, float* g_scale) {
+                       float* g_values, float* g_scale, int64_t lo, int64_t hi) {
   if (!dscore && !g_values) return;
   const int64_t heads = pr.heads, c = pr.c, hc = heads * c;
   const int64_t n_edges = pr.n_edges;
   const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
   const float *values = pr.values, *edge = pr.edge, *scale = pr.edge_scale;
-  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
-    for (int64_t j = lo; j < hi; ++j) {
-      const float* vj = values + j * hc;  // [H, C]
-      float* gv = g_values ? g_values + j * hc : nullptr;  // [H, C]
-      for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
-        if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
-          const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
-          prefetch(gy + ia * hc, hc);
-          prefetch(probs + pa * heads, heads);
-          if (pr.dropout) prefetch(pr.mask + pa * heads, heads);
-        }
-        const int64_t i = out_dst[k], p = out_pos[k];
-        const float* gi = gy + i * hc;  // [H, C]
-        const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
-        const float* a = probs + p * heads;  // [H]
-        // The edge id (a gather by position) only when something is keyed by it.
-        const int64_t id = kScaled || edge ? pr.edge_id[p] : -1;
-        if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
-          float* dsp = dscore + p * heads;  // [H]
-          const float* ej = edge ? edge + id * hc : nullptr;  // [H, C]
-          float d_scale = 0.0f;
-          for (int64_t h = 0; h < heads; ++h) {
-            dsp[h] = dot_product(gi + h * c, vj + h * c, c);
-            if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
-            if constexpr (kScaled) {
-              if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
-            }
-            if (m) dsp[h] *= m[h];
-            if constexpr (kScaled) dsp[h] *= scale[id];
+  for (int64_t j = lo; j < hi; ++j) {
+    const float* vj = values + j * hc;  // [H, C]
+    float* gv = g_values ? g_values + j * hc : nullptr;  // [H, C]
+    for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
+      if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
+        const int64_t ia = out_dst[k + kAhead], pa = out_pos[k + kAhead];
+        prefetch(gy + ia * hc, hc);
+        prefetch(probs + pa * heads, heads);
+        if (pr.dropout) prefetch(pr.mask + pa * heads, heads);
+      }
+      const int64_t i = out_dst[k], p = out_pos[k];
+      const float* gi = gy + i * hc;  // [H, C]
+      const float* m = pr.dropout ? pr.mask + p * heads : nullptr;  // [H]
+      const float* a = probs + p * heads;  // [H]
+      // The edge id (a gather by position) only when something is keyed by it.
+      const int64_t id = kScaled || edge ? pr.edge_id[p] : -1;
+      if (dscore) {  // a dropped head's d alpha is zero (times m = 0)
+        float* dsp = dscore + p * heads;  // [H]
+        const float* ej = edge ? edge + id * hc : nullptr;  // [H, C]
+        float d_scale = 0.0f;
+        for (int64_t h = 0; h < heads; ++h) {
+          dsp[h] = dot_product(gi + h * c, vj + h * c, c);
+          if (ej) dsp[h] += dot_product(gi + h * c, ej + h * c, c);
+          if constexpr (kScaled) {
+            if (g_scale) d_scale += (m ? a[h] * m[h] : a[h]) * dsp[h];
           }
-          if (kScaled && g_scale) g_scale[id] += d_scale;
+          if (m) dsp[h] *= m[h];
+          if constexpr (kScaled) dsp[h] *= scale[id];
         }
-        if (gv) {
-          for (int64_t h = 0; h < heads; ++h) {
-            float weight = m ? a[h] * m[h] : a[h];
-            if constexpr (kScaled) weight *= scale[id];
-            axpy(weight, gi + h * c, gv + h * c, c);
-          }
+        if (kScaled && g_scale) g_scale[id] += d_scale;
+      }
+      if (gv) {
+        for (int64_t h = 0; h < heads; ++h) {
+          float weight = m ? a[h] * m[h] : a[h];
+          if constexpr (kScaled) weight *= scale[id];
+          axpy(weight, gi + h * c, gv + h * c, c);
         }
       }
     }
-  });
+  }
 }
 
-/// Backward pass 2, over destination rows: softmax backward of the d alpha in `dscore`, in
-/// place, into the score gradients (for gat times the LeakyReLU derivative); gradients of the
-/// destination terms, of the edge features and of precomputed logits (each edge written by
-/// its destination row only), and per-block partial sums of the att gradient in
-/// `att_partial` [blocks, H, C'].
+/// Backward pass 2, over destination rows [lo, hi) (lo a multiple of kRowBlock): softmax
+/// backward of the d alpha in `dscore`, in place, into the score gradients (for gat times the
+/// LeakyReLU derivative); gradients of the destination terms, of the edge features and of
+/// precomputed logits (each edge written by its destination row only), and per-block partial
+/// sums of the att gradient in `att_partial` [blocks, H, C'].
 template <Rule R>
 void backward_rows(const Problem& pr, const float* probs, const float* gy, float* dscore,
-                   const Grads& g, float* att_partial) {
+                   const Grads& g, float* att_partial, int64_t lo, int64_t hi) {
   const int64_t heads = pr.heads, c = pr.c, d = pr.d, hd = heads * d;
   const int64_t n_edges = pr.n_edges;
   const int64_t *src = pr.src, *edge_id = pr.edge_id;
   const float *s_src = pr.s_src, *s_dst = pr.s_dst, *edge = pr.edge;
-  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
-    std::vector<float> total(heads);
-    float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * hd : nullptr;
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
-      if (deg == 0) continue;
-      const float* w = probs + begin * heads;  // [deg, H]
-      float* ds = dscore + begin * heads;      // [deg, H]
-      const float* gi = gy + i * heads * c;    // [H, C]
-      // Softmax backward: de = w (d alpha - sum_p w d alpha).
-      for (int64_t h = 0; h < heads; ++h) total[h] = 0.0f;
-      for (int64_t p = 0; p < deg; ++p) {
-        for (int64_t h = 0; h < heads; ++h) total[h] += w[p * heads + h] * ds[p * heads + h];
+  std::vector<float> total(heads);
+  float* att_acc = att_partial ? att_partial + (lo / kRowBlock) * hd : nullptr;
+  for (int64_t i = lo; i < hi; ++i) {
+    const int64_t begin = pr.indptr[i], deg = pr.indptr[i + 1] - begin;
+    if (deg == 0) continue;
+    const float* w = probs + begin * heads;  // [deg, H]
+    float* ds = dscore + begin * heads;      // [deg, H]
+    const float* gi = gy + i * heads * c;    // [H, C]
+    // Softmax backward: de = w (d alpha - sum_p w d alpha).
+    for (int64_t h = 0; h < heads; ++h) total[h] = 0.0f;
+    for (int64_t p = 0; p < deg; ++p) {
+      for (int64_t h = 0; h < heads; ++h) total[h] += w[p * heads + h] * ds[p * heads + h];
+    }
+    for (int64_t p = 0; p < deg; ++p) {
+      for (int64_t h = 0; h < heads; ++h) {
+        ds[p * heads + h] = w[p * heads + h] * (ds[p * heads + h] - total[h]);
       }
-      for (int64_t p = 0; p < deg; ++p) {
-        for (int64_t h = 0; h < heads; ++h) {
-          ds[p * heads + h] = w[p * heads + h] * (ds[p * heads + h] - total[h]);
-        }
+    }
+    // Through the scoring rule, destination side.
+    for (int64_t p = 0; p < deg; ++p) {
+      const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
+      if constexpr (R != Rule::kLogits) {
+        if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
       }
-      // Through the scoring rule, destination side.
-      for (int64_t p = 0; p < deg; ++p) {
-        const int64_t pos = begin + p, j = src[pos], id = edge_id[pos];
-        if constexpr (R != Rule::kLogits) {
-          if (pos + kAhead < n_edges) prefetch(s_src + src[pos + kAhead] * hd, hd);
-        }
-        for (int64_t h = 0; h < heads; ++h) {
-          float& de = ds[p * heads + h];
-          if constexpr (R == Rule::kGat) {
-            de *= leaky_derivative(s_src[j * heads + h] + s_dst[i * heads + h], pr.slope);
-            if (g.dst) g.dst[i * heads + h] += de;
-          } else if constexpr (R == Rule::kLogits) {
-            if (g.logits) g.logits[id * heads + h] += de;
-          } else if constexpr (R == Rule::kGatV2) {
-            const float* xs = s_src + (j * heads + h) * d;  // [C']
-            const float* xd = s_dst + (i * heads + h) * d;  // [C']
-            const float* a = pr.att + h * d;                // [C']
-            if (g.dst) {
-              float* gd = g.dst + (i * heads + h) * d;
+      for (int64_t h = 0; h < heads; ++h) {
+        float& de = ds[p * heads + h];
+        if constexpr (R == Rule::kGat) {
+          de *= leaky_derivative(s_src[j * heads + h] + s_dst[i * heads + h], pr.slope);
+          if (g.dst) g.dst[i * heads + h] += de;
+        } else if constexpr (R == Rule::kLogits) {
+          if (g.logits) g.logits[id * heads + h] += de;
+        } else if constexpr (R == Rule::kGatV2) {
+          const float* xs = s_src + (j * heads + h) * d;  // [C']
+          const float* xd = s_dst + (i * heads + h) * d;  // [C']
+          const float* a = pr.att + h * d;                // [C']
+          if (g.dst) {
+            float* gd = g.dst + (i * heads + h) * d;
 #pragma omp simd
-              for (int64_t k = 0; k < d; ++k) {
-                gd[k] += de * a[k] * leaky_derivative(xs[k] + xd[k], pr.slope);
-              }
+            for (int64_t k = 0; k < d; ++k) {
+              gd[k] += de * a[k] * leaky_derivative(xs[k] + xd[k], pr.slope);
             }
-            if (att_acc) {
-              float* ga = att_acc + h * d;
+          }
+          if (att_acc) {
+            float* ga = att_acc + h * d;
 #pragma omp simd
-              for (int64_t k = 0; k < d; ++k) ga[k] += de * leaky(xs[k] + xd[k], pr.slope);
-            }
-          } else {
-            const float des = de * pr.scale;
-            if (g.dst) {
-              float* gq = g.dst + (i * heads + h) * d;
-              axpy(des, s_src + (j * heads + h) * d, gq, d);
-              if (edge) axpy(des, edge + (id * heads + h) * d, gq, d);
-            }
-            if (g.edge) {  // score term and message term of edge (id, h)
-              float* ge = g.edge + (id * heads + h) * d;
-              axpy(des, s_dst + (i * heads + h) * d, ge, d);
-              const float drop = pr.dropout ? pr.mask[pos * heads + h] : 1.0f;
-              float weight = w[p * heads + h] * drop;
-              if (pr.edge_scale) weight *= pr.edge_scale[id];
-              axpy(weight, gi + h * c, ge, c);
-            }
+            for (int64_t k = 0; k < d; ++k) ga[k] += de * leaky(xs[k] + xd[k], pr.slope);
+          }
+        } else {
+          const float des = de * pr.scale;
+          if (g.dst) {
+            float* gq = g.dst + (i * heads + h) * d;
+            axpy(des, s_src + (j * heads + h) * d, gq, d);
+            if (edge) axpy(des, edge + (id * heads + h) * d, gq, d);
+          }
+          if (g.edge) {  // score term and message term of edge (id, h)
+            float* ge = g.edge + (id * heads + h) * d;
+            axpy(des, s_dst + (i * heads + h) * d, ge, d);
+            const float drop = pr.dropout ? pr.mask[pos * heads + h] : 1.0f;
+            float weight = w[p * heads + h] * drop;
+            if (pr.edge_scale) weight *= pr.edge_scale[id];
+            axpy(weight, gi + h * c, ge, c);
           }
         }
       }
     }
-  });
+  }
 }
 
-/// Backward pass 3, over source rows through the transpose: gradients of the source terms.
-/// Each source row sums over its out-edges in position order.
+/// Backward pass 3, over source rows [lo, hi) through the transpose: gradients of the source
+/// terms. Each source row sums over its out-edges in position order.
 template <Rule R>
-void backward_sources(const Problem& pr, const float* dscore, const Grads& g) {
+void backward_sources(const Problem& pr, const float* dscore, const Grads& g, int64_t lo, int64_t hi) {
   const int64_t heads = pr.heads, d = pr.d, hd = heads * d;
   const int64_t n_edges = pr.n_edges;
   const int64_t *out_dst = pr.out_dst, *out_pos = pr.out_pos;
   const float *s_src = pr.s_src, *s_dst = pr.s_dst;
-  parallel_for_blocks(pr.n, kRowBlock, [&](int64_t lo, int64_t hi) {
-    for (int64_t j = lo; j < hi; ++j) {
-      for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
-        if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
-          prefetch(dscore + out_pos[k + kAhead] * heads, heads);
-          if constexpr (R != Rule::kGat) prefetch(s_dst + out_dst[k + kAhead] * hd, hd);
-        }
-        const int64_t i = out_dst[k], p = out_pos[k];
-        const float* de = dscore + p * heads;  // [H]
-        if constexpr (R == Rule::kGat) {
-          for (int64_t h = 0; h < heads; ++h) g.src[j * heads + h] += de[h];
-        } else if constexpr (R == Rule::kGatV2) {
-          for (int64_t h = 0; h < heads; ++h) {
-            const float* xs = s_src + (j * heads + h) * d;  // [C']
-            const float* xd = s_dst + (i * heads + h) * d;  // [C']
-            const float* a = pr.att + h * d;                // [C']
-            float* gs = g.src + (j * heads + h) * d;
+  for (int64_t j = lo; j < hi; ++j) {
+    for (int64_t k = pr.out_indptr[j]; k < pr.out_indptr[j + 1]; ++k) {
+      if (k + kAhead < n_edges) {  // rows of a later out-edge, gathered by destination
+        prefetch(dscore + out_pos[k + kAhead] * heads, heads);
+        if constexpr (R != Rule::kGat) prefetch(s_dst + out_dst[k + kAhead] * hd, hd);
+      }
+      const int64_t i = out_dst[k], p = out_pos[k];
+      const float* de = dscore + p * heads;  // [H]
+      if constexpr (R == Rule::kGat) {
+        for (int64_t h = 0; h < heads; ++h) g.src[j * heads + h] += de[h];
+      } else if constexpr (R == Rule::kGatV2) {
+        for (int64_t h = 0; h < heads; ++h) {
+          const float* xs = s_src + (j * heads + h) * d;  // [C']
+          const float* xd = s_dst + (i * heads + h) * d;  // [C']
+          const float* a = pr.att + h * d;                // [C']
+          float* gs = g.src + (j * heads + h) * d;
 #pragma omp simd
-            for (int64_t q = 0; q < d; ++q) {
-              gs[q] += de[h] * a[q] * leaky_derivative(xs[q] + xd[q], pr.slope);
-            }
+          for (int64_t q = 0; q < d; ++q) {
+            gs[q] += de[h] * a[q] * leaky_derivative(xs[q] + xd[q], pr.slope);
           }
-        } else {
-          for (int64_t h = 0; h < heads; ++h) {
-            axpy(de[h] * pr.scale, s_dst + (i * heads + h) * d, g.src + (j * heads + h) * d, d);
-          }
+        }
+      } else {
+        for (int64_t h = 0; h < heads; ++h) {
+          axpy(de[h] * pr.scale, s_dst + (i * heads + h) * d, g.src + (j * heads + h) * d, d);
         }
       }
     }
-  });
+  }
 }
 
 template <bool kScaled>
@@ -561,22 +555,41 @@ void backward(const Problem& pr, const float* probs, const float* gy, const Grad
   const bool alpha_grads = score_grads || g.edge_scale;  // d alpha is needed
   Tensor dscore;  // [E, H]
   if (alpha_grads) dscore = Tensor::uninitialized({pr.n_edges, pr.heads});  // every position is written
-  if (pr.edge_scale) {
-    backward_messages<true>(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, g.edge_scale);
-  } else {
-    backward_messages<false>(pr, probs, gy, alpha_grads ? dscore.data() : nullptr, g.values, nullptr);
-  }
-  if (!score_grads) return;
+  float* ds = alpha_grads ? dscore.data() : nullptr;
   const int64_t n_blocks = (pr.n + kRowBlock - 1) / kRowBlock;
   std::vector<float> att_partial(g.att ? n_blocks * pr.heads * pr.d : 0, 0.0f);
-  backward_rows<R>(pr, probs, gy, dscore.data(), g, g.att ? att_partial.data() : nullptr);
+  float* att_acc = g.att ? att_partial.data() : nullptr;
+  // The three passes over the same row blocks, in one parallel region (a GAT layer's step
+  // opened one region per pass); each pass reads what the one before wrote.
+  auto messages = [&](int64_t b) {
+    const int64_t lo = b * kRowBlock, hi = std::min(pr.n, lo + kRowBlock);
+    if (pr.edge_scale) {
+      backward_messages<true>(pr, probs, gy, ds, g.values, g.edge_scale, lo, hi);
+    } else {
+      backward_messages<false>(pr, probs, gy, ds, g.values, nullptr, lo, hi);
+    }
+  };
+  auto rows = [&](int64_t b) {
+    const int64_t lo = b * kRowBlock, hi = std::min(pr.n, lo + kRowBlock);
+    if (score_grads) backward_rows<R>(pr, probs, gy, ds, g, att_acc, lo, hi);
+  };
+  auto sources = [&](int64_t b) {
+    const int64_t lo = b * kRowBlock, hi = std::min(pr.n, lo + kRowBlock);
+    if (g.src) backward_sources<R>(pr, ds, g, lo, hi);
+  };
+  if (!score_grads) {
+    parallel_for_phases(n_blocks, messages);
+  } else if (!g.src) {
+    parallel_for_phases(n_blocks, messages, rows);
+  } else {
+    parallel_for_phases(n_blocks, messages, rows, sources);
+  }
   if (g.att) {  // per-block partials added in block order
     for (int64_t b = 0; b < n_blocks; ++b) {
       const float* part = att_partial.data() + b * pr.heads * pr.d;
       for (int64_t k = 0; k < pr.heads * pr.d; ++k) g.att[k] += part[k];
     }
   }
-  if (g.src) backward_sources<R>(pr, dscore.data(), g);
 }
 
 }  // namespace

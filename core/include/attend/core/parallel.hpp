@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <mutex>
@@ -40,6 +41,42 @@ void parallel_for(int64_t begin, int64_t end, Fn&& fn) {
       if (!error) error = std::current_exception();
     }
   }
+  if (error) std::rethrow_exception(error);
+}
+
+/// Call each of `phases` as `phase(i)` for every i in [0, count), one phase after the other
+/// (every call of a phase ends before the next phase begins), each split over threads as
+/// parallel_for splits it, all in one parallel region: one fork and join instead of one per
+/// phase. After a call throws, later calls are skipped; the first exception is rethrown on the
+/// calling thread. Inside an existing parallel region it runs serially.
+template <class... Phases>
+void parallel_for_phases(int64_t count, Phases&&... phases) {
+  if (count <= 0) return;
+  if (omp_in_parallel() || count == 1) {
+    auto run_serially = [count](auto& phase) {
+      for (int64_t i = 0; i < count; ++i) phase(i);
+    };
+    (run_serially(phases), ...);
+    return;
+  }
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::atomic<bool> failed{false};
+  auto run_shared = [&](auto& phase) {  // an orphaned worksharing loop: ends with a barrier
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      if (failed.load(std::memory_order_relaxed)) continue;
+      try {
+        phase(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+  };
+#pragma omp parallel
+  { (run_shared(phases), ...); }
   if (error) std::rethrow_exception(error);
 }
 
