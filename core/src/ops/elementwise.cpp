@@ -32,14 +32,15 @@ Broadcast broadcast_of(const Tensor& a, const Tensor& b, const char* op) {
 }
 
 /// Calls fn(i, j) for every element i of a [rows * cols] with j = i mod cols, in parallel
-/// over fixed blocks of elements.
+/// over fixed blocks of elements; within a block, one loop per stretch of a row, where
+/// j = i - (the row's first element), so the compiler vectorises it.
 template <class Fn>
 void for_each_broadcast(const Broadcast& bc, Fn&& fn) {
   parallel_for_blocks(bc.rows * bc.cols, detail::kBlock, [&](int64_t lo, int64_t hi) {
-    int64_t j = lo % bc.cols;
-    for (int64_t i = lo; i < hi; ++i) {
-      fn(i, j);
-      if (++j == bc.cols) j = 0;
+    for (int64_t i = lo; i < hi;) {
+      const int64_t row_start = i - i % bc.cols;
+      const int64_t end = std::min(hi, row_start + bc.cols);
+      for (; i < end; ++i) fn(i, i - row_start);
     }
   });
 }

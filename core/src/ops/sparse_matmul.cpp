@@ -12,20 +12,35 @@ namespace attend::ops {
 namespace {
 constexpr int64_t kRowBlock = 64;
 
-// out [rows, C] (+)= m [rows, K] * dense [K, C], with m's stored values `values` [nnz]
-void csr_times_dense(const SparseMatrix& m, const float* values, const float* dense, int64_t c, float* out) {
+// out [rows, C] (+)= m [rows, K] * dense [K, C], with m's stored values `values` [nnz].
+// kFixedC > 0 compiles the width in: on the small graphs of one explained node the rows are
+// a few entries long and a runtime-width loop spends more on its bounds and remainder than
+// on the products; every element gets the same multiply-add either way (the same bits).
+template <int64_t kFixedC>
+void csr_times_dense_width(const SparseMatrix& m, const float* values, const float* dense, int64_t runtime_c,
+                           float* out) {
   const auto& indptr = m.indptr();
   const auto& indices = m.indices();
-  parallel_for_blocks(m.rows(), kRowBlock, [&](int64_t lo, int64_t hi) {
+  const int64_t c = kFixedC > 0 ? kFixedC : runtime_c;
+  parallel_for_blocks(m.rows(), kRowBlock, [=, &indptr, &indices](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
-      float* row = out + r * c;
+      float* __restrict row = out + r * c;
       for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
         const float a = values[k];
-        const float* src = dense + indices[k] * c;
+        const float* __restrict src = dense + indices[k] * c;
         for (int64_t j = 0; j < c; ++j) row[j] += a * src[j];
       }
     }
   });
+}
+
+void csr_times_dense(const SparseMatrix& m, const float* values, const float* dense, int64_t c, float* out) {
+  switch (c) {  // the widths of the shipped presets' GCN and attention layers
+    case 16: csr_times_dense_width<16>(m, values, dense, c, out); break;
+    case 20: csr_times_dense_width<20>(m, values, dense, c, out); break;
+    case 64: csr_times_dense_width<64>(m, values, dense, c, out); break;
+    default: csr_times_dense_width<0>(m, values, dense, c, out); break;
+  }
 }
 
 /// kept [nnz]: bit b of entry e is set when block b keeps stored entry e of m, i.e. entry
@@ -106,8 +121,22 @@ float dot_in_lanes(const float* a, const float* b, int64_t n) {
   for (; k + 8 <= n; k += 8) {
     for (int l = 0; l < 8; ++l) lane[l] += a[k + l] * b[k + l];
   }
-  for (int l = 0; k < n; ++k, ++l) lane[l] += a[k] * b[k];
+  for (int64_t l = 0; l < 8 && k + l < n; ++l) lane[l] += a[k + l] * b[k + l];  // n - k < 8 left
   return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+/// ga [nnz] += for each stored entry k = (r, j) of m: dy[r] . w[j], written by its row only;
+/// kFixedC > 0 compiles the width C in (dot_in_lanes's order depends on C only: the same bits).
+template <int64_t kFixedC>
+void add_entry_gradients_width(const SparseMatrix& m, const float* dy, const float* w, int64_t runtime_c, float* ga) {
+  const auto& indptr = m.indptr();
+  const auto& indices = m.indices();
+  const int64_t c = kFixedC > 0 ? kFixedC : runtime_c;
+  parallel_for_blocks(m.rows(), kRowBlock, [=, &indptr, &indices](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) ga[k] += dot_in_lanes(dy + r * c, w + indices[k] * c, c);
+    }
+  });
 }
 
 /// sparse_matmul when x carries differentiable values a [nnz]: y = x(a) w, dw = x(a)^T dy
@@ -127,17 +156,12 @@ Var sparse_matmul_differentiable(std::shared_ptr<const SparseMatrix> x, const Va
       csr_times_dense(x->transpose(), transposed.data(), gy.data(), c, w.grad_mut().data());
     }
     if (a.requires_grad()) {
-      float* ga = a.grad_mut().data();
-      const auto& indptr = x->indptr();
-      const auto& indices = x->indices();
-      const float *dy = gy.data(), *wv = w.value().data();
-      parallel_for_blocks(x->rows(), kRowBlock, [&](int64_t lo, int64_t hi) {
-        for (int64_t r = lo; r < hi; ++r) {
-          for (int64_t k = indptr[r]; k < indptr[r + 1]; ++k) {
-            ga[k] += dot_in_lanes(dy + r * c, wv + indices[k] * c, c);
-          }
-        }
-      });
+      switch (c) {  // csr_times_dense's widths, compiled in
+        case 16: add_entry_gradients_width<16>(*x, gy.data(), w.value().data(), c, a.grad_mut().data()); break;
+        case 20: add_entry_gradients_width<20>(*x, gy.data(), w.value().data(), c, a.grad_mut().data()); break;
+        case 64: add_entry_gradients_width<64>(*x, gy.data(), w.value().data(), c, a.grad_mut().data()); break;
+        default: add_entry_gradients_width<0>(*x, gy.data(), w.value().data(), c, a.grad_mut().data()); break;
+      }
     }
   });
 }
