@@ -3,6 +3,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "attend/core/error.hpp"
 #include "attend/core/parallel.hpp"
@@ -200,10 +202,15 @@ TEST_CASE("degree baseline: 1 / in-degree of the edge's destination", "[explain]
 
 TEST_CASE("explain_node: 1 and 2 threads give the same bits", "[explain]") {
   TinyNodeModel tiny("gat", 80, 140, 6, 3, 4);
-  for (ExplainMethod m : {ExplainMethod::kAttention, ExplainMethod::kSaliency, ExplainMethod::kIntegratedGradients,
-                         ExplainMethod::kGnnExplainer}) {
+  // Occlusion twice: one edge at a time, and with its reverse (symmetric).
+  const std::vector<std::pair<ExplainMethod, bool>> methods = {
+      {ExplainMethod::kAttention, false}, {ExplainMethod::kSaliency, false},
+      {ExplainMethod::kIntegratedGradients, false}, {ExplainMethod::kGnnExplainer, false},
+      {ExplainMethod::kOcclusion, false}, {ExplainMethod::kOcclusion, true}};
+  for (const auto& [m, symmetric] : methods) {
     ExplainOptions o;
     o.method = m;
+    o.symmetric = symmetric;
     o.steps = 8;
     std::vector<NodeExplanation> runs;
     for (int threads : {1, 2}) {

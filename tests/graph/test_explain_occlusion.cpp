@@ -16,7 +16,6 @@
 
 using namespace attend;
 using namespace attend::graph;
-using attend::testing::ScopedThreads;
 using attend::testing::TinyNodeModel;
 
 namespace {
@@ -143,27 +142,6 @@ TEST_CASE("occlusion: one copy per pass, several, or all in one give the same sc
     const std::vector<float> features = occlusion_features(passes, kClass, copies * cg.num_nodes() * 4);
     const std::vector<float> one_pass = occlusion_features(passes, kClass);
     for (std::size_t f = 0; f < features.size(); ++f) CHECK(features[f] == Approx(one_pass[f]).margin(1e-6));
-  }
-}
-
-TEST_CASE("occlusion: 1 and 2 threads give the same bits", "[explain]") {
-  // explain_node is not a VarFunction (no gradient), so the two thread counts are compared
-  // here rather than through require_same_bits_on_1_and_2_threads.
-  TinyNodeModel tiny("gat", 80, 140, 6, 3, 4);
-  for (const bool symmetric : {false, true}) {
-    ExplainOptions o;
-    o.method = ExplainMethod::kOcclusion;
-    o.symmetric = symmetric;
-    std::vector<NodeExplanation> runs;
-    for (int threads : {1, 2}) {
-      ScopedThreads scoped(threads);
-      runs.push_back(explain_node(tiny.model, tiny.data, 11, o));
-    }
-    CHECK(runs[0].edge_score == runs[1].edge_score);
-    CHECK(runs[0].feature_score == runs[1].feature_score);
-    CHECK(runs[0].edge_id == runs[1].edge_id);
-    CHECK(runs[0].edge_score.size() == runs[0].edge_id.size());
-    CHECK(runs[0].feature_score.size() == 6);
   }
 }
 
