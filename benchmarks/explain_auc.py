@@ -113,6 +113,29 @@ VARIANTS.update({
     "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)":
         ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_START + PG_RESTARTS +
          ["--scored-edges", "subgraph", "--train-on", "explained"]),
+    "pgexplainer (size only; initial mask 0.9; restarts 20; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0"] + PG_START + ["--restarts", "20", "--train-on", "explained"]),
+    "pgexplainer (size only; initial mask 0.8; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.8"] + PG_RESTARTS + ["--train-on", "explained"]),
+    "pgexplainer (size only; initial mask 0.95; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.95"] + PG_RESTARTS + ["--train-on", "explained"]),
+    "pgexplainer (size only; initial mask 0.99; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.99"] + PG_RESTARTS + ["--train-on", "explained"]),
+    "pgexplainer (size 0.01 only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.01"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
+    "pgexplainer (size 0.2 only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.2"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
+    "pgexplainer (size 0.1 only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.1"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
+    "pgexplainer (size 0.5 only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.5"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
+    "pgexplainer (size 1 only; initial mask 0.9; restarts 5; explained nodes)":
+        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "1"] + PG_START + PG_RESTARTS +
+         ["--train-on", "explained"]),
     "pgexplainer (symmetric mask; size only; initial mask 0.9; restarts 5; explained nodes)":
         ("pgexplainer", lambda bench: ["--symmetric-mask", "--edge-entropy", "0"] + PG_START + PG_RESTARTS +
          ["--train-on", "explained"]),
