@@ -113,29 +113,6 @@ VARIANTS.update({
     "pgexplainer (authors' coefficients; subgraph; initial mask 0.9; restarts 5; explained nodes)":
         ("pgexplainer", lambda bench: PG_AUTHORS[bench] + PG_START + PG_RESTARTS +
          ["--scored-edges", "subgraph", "--train-on", "explained"]),
-    "pgexplainer (size only; initial mask 0.9; restarts 20; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0"] + PG_START + ["--restarts", "20", "--train-on", "explained"]),
-    "pgexplainer (size only; initial mask 0.8; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.8"] + PG_RESTARTS + ["--train-on", "explained"]),
-    "pgexplainer (size only; initial mask 0.95; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.95"] + PG_RESTARTS + ["--train-on", "explained"]),
-    "pgexplainer (size only; initial mask 0.99; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--initial-mask", "0.99"] + PG_RESTARTS + ["--train-on", "explained"]),
-    "pgexplainer (size 0.01 only; initial mask 0.9; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.01"] + PG_START + PG_RESTARTS +
-         ["--train-on", "explained"]),
-    "pgexplainer (size 0.2 only; initial mask 0.9; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.2"] + PG_START + PG_RESTARTS +
-         ["--train-on", "explained"]),
-    "pgexplainer (size 0.1 only; initial mask 0.9; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.1"] + PG_START + PG_RESTARTS +
-         ["--train-on", "explained"]),
-    "pgexplainer (size 0.5 only; initial mask 0.9; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "0.5"] + PG_START + PG_RESTARTS +
-         ["--train-on", "explained"]),
-    "pgexplainer (size 1 only; initial mask 0.9; restarts 5; explained nodes)":
-        ("pgexplainer", lambda bench: ["--edge-entropy", "0", "--edge-size", "1"] + PG_START + PG_RESTARTS +
-         ["--train-on", "explained"]),
     "pgexplainer (symmetric mask; size only; initial mask 0.9; restarts 5; explained nodes)":
         ("pgexplainer", lambda bench: ["--symmetric-mask", "--edge-entropy", "0"] + PG_START + PG_RESTARTS +
          ["--train-on", "explained"]),
@@ -143,6 +120,15 @@ VARIANTS.update({
         ("pgexplainer", lambda bench: PG_AUTHORS[bench] + ["--symmetric-mask", "--scored-edges", "subgraph",
                                                            "--train-on", "explained"]),
 })
+# The `size only` row's wider screen on Tree-Grid (session 14): one setting changed at a time.
+SIZE_ONLY_SWEEP = ([("size only; initial mask 0.9; restarts 20", PG_START + ["--restarts", "20"])] +
+                   [(f"size only; initial mask {m0}; restarts 5", ["--initial-mask", m0] + PG_RESTARTS)
+                    for m0 in ("0.8", "0.95", "0.99")] +
+                   [(f"size {size} only; initial mask 0.9; restarts 5", ["--edge-size", size] + PG_START + PG_RESTARTS)
+                    for size in ("0.01", "0.1", "0.2", "0.5", "1")])
+for setting, args in SIZE_ONLY_SWEEP:
+    VARIANTS[f"pgexplainer ({setting}; explained nodes)"] = (
+        "pgexplainer", lambda bench, args=args: ["--edge-entropy", "0"] + args + ["--train-on", "explained"])
 # Occlusion (session 14): each directed edge alone, or with its reverse (`--symmetric`).
 VARIANTS["occlusion (symmetric)"] = ("occlusion", lambda bench: ["--symmetric"])
 SIGNED = ["input-x-gradient", "integrated-gradients", "occlusion", "occlusion (symmetric)"]  # each also gets a |score| row
