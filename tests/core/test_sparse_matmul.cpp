@@ -155,7 +155,10 @@ TEST_CASE("a block-diagonal sparse matrix equals the one built from the copied t
 TEST_CASE("sparse matmul equals the dense product, with gradient", "[core][grad]") {
   const Tensor dense = sparse_dense(37, 23, 0.2f, 1);
   const auto x = std::make_shared<const SparseMatrix>(SparseMatrix::from_dense(dense));
-  const Tensor w = random_tensor({23, 5}, 2);
+  // 5 columns take the general loop; 16, 20 and 64 the widths compiled in.
+  const int64_t width = GENERATE(5, 16, 20, 64);
+  CAPTURE(width);
+  const Tensor w = random_tensor({23, width}, 2);
   CHECK(max_abs_diff(ops::sparse_matmul(x, Var(w)).value(), ops::matmul(Var(dense), Var(w)).value()) < 1e-5f);
   auto r = check_gradients([&](const std::vector<Var>& v) { return ops::sparse_matmul(x, v[0]); }, {w});
   INFO(r.report);
@@ -246,7 +249,9 @@ TEST_CASE("sparse matmul with differentiable values equals the dense product, wi
   const Tensor dense = sparse_dense(19, 13, 0.3f, 11);
   const SparseMatrix pattern = SparseMatrix::from_dense(dense);
   const Tensor values = random_tensor({pattern.nnz()}, 12);  // replace the stored values
-  const Tensor w = random_tensor({13, 4}, 13);
+  const int64_t width = GENERATE(4, 16, 20, 64);  // the general loop, then the widths compiled in
+  CAPTURE(width);
+  const Tensor w = random_tensor({13, width}, 13);
   Tensor reference_matrix({19, 13});  // the pattern holding `values`, built by hand
   for (int64_t r = 0; r < 19; ++r)
     for (int64_t k = pattern.indptr()[r]; k < pattern.indptr()[r + 1]; ++k)
