@@ -40,6 +40,11 @@ TEST_CASE("add, sub and mul forward with and without broadcasting", "[core]") {
     CHECK(bitwise_equal(ops::sub(Var(a), Var(b)).value(), naive_binary(a, b, '-')));
     CHECK(bitwise_equal(ops::mul(Var(a), Var(b)).value(), naive_binary(a, b, '*')));
   }
+  // Over more than one block of elements (support.hpp's kBlock, 2^14), whose edges fall inside
+  // a row: each block starts its column count mid-row.
+  const Tensor wide = random_tensor({40, 700}, 3), row = random_tensor({700}, 4);
+  CHECK(bitwise_equal(ops::add(Var(wide), Var(row)).value(), naive_binary(wide, row, '+')));
+  CHECK(bitwise_equal(ops::mul(Var(wide), Var(row)).value(), naive_binary(wide, row, '*')));
   // A broadcasting mul by hand: rows of [[1, 2], [3, 4]] times [10, -1].
   const Tensor y = ops::mul(Var(Tensor({2, 2}, {1, 2, 3, 4})), Var(Tensor({2}, {10, -1}))).value();
   CHECK(bitwise_equal(y, Tensor({2, 2}, {10, -2, 30, -4})));
