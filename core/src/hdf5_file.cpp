@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "attend/core/error.hpp"
+#include "attend/core/hdf5_guard.hpp"
 #include "hdf5_hid.hpp"
 
 static_assert(std::is_same_v<hid_t, int64_t>, "Hdf5File keeps its hid_t in an int64_t");
@@ -328,6 +329,8 @@ int64_t open_file(const std::string& path, unsigned flags) {
   const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
   if (is_hdf5 < 0) throw InputError(path, 0, "cannot read file (" + hdf5_reason() + ")");
   if (is_hdf5 == 0) throw InputError(path, 0, "not an HDF5 file");
+  // An input: first let a child process find out whether libhdf5 survives reading it.
+  if (flags == H5F_ACC_RDONLY) require_hdf5_survives(path);
   Hid fapl = file_access_plist();
   const hid_t id = H5Fopen(path.c_str(), flags, fapl.get());
   if (id < 0) throw InputError(path, 0, "cannot open HDF5 file (" + hdf5_reason() + ")");

@@ -171,3 +171,64 @@ TEST_CASE("attend leaves the OpenMP waiting a user chose alone", "[apps]") {
     CHECK(printed_spin_counts(r.err) == std::vector<std::string>{spin_count});  // started once
   }
 }
+
+// Issue #18: the damaged files of tests/data/libhdf5-defects/, on which Debian's libhdf5
+// 1.10.8 aborts, segfaults or loops while attend reads them (README there), are refused by the
+// HDF5 guard (hdf5_guard.hpp): exit 2, one line naming the file, nothing written. The loop is
+// stopped by a time limit of 2 s set for the test (ATTEND_HDF5_GUARD_SECONDS).
+TEST_CASE("attend refuses the files libhdf5 crashes or loops on with exit 2 and one line", "[apps][hdf5-guard]") {
+  const std::string defects = std::string(ATTEND_TEST_DATA_DIR) + "/libhdf5-defects/";
+  const std::string tiny_msa = std::string(ATTEND_BIO_FIXTURES) + "/fixtures/tiny.fasta";
+  std::vector<std::string> environment = current_environment();
+  environment.push_back("ATTEND_HDF5_GUARD_SECONDS=2");
+  struct Case {
+    std::string file;
+    std::vector<std::string> args;  // the output ("OUT") goes inside the test's directory
+    std::string verdict;
+  };
+  const std::vector<Case> cases = {
+      {"h5g-link-release-table-bad-free.h5",
+       {"contacts", "predict", "--method", "evoformer", "--model", "FILE", "--msa", tiny_msa, "--out", "OUT", "--quiet"},
+       "the HDF5 library crashed ("},
+      {"h5hg-read-memcpy-overlap.h5", {"contacts", "predict", "--msa", "FILE", "--out", "OUT"}, "the HDF5 library crashed ("},
+      {"h5hg-read-endless-loop.h5", {"convert", "--graph", "FILE", "--to", "OUT.h5"},
+       "the HDF5 library did not finish within 2 s reading it"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    attend::testing::TempDir dir;
+    std::vector<std::string> args = c.args;
+    for (std::string& a : args) {
+      if (a == "FILE") a = defects + c.file;
+      if (a.rfind("OUT", 0) == 0) a = (dir.path() / a).string();
+    }
+    const ProcessResult r = run_attend(args, dir.path(), environment);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.find(defects + c.file + ": damaged HDF5 file: " + c.verdict) != std::string::npos);
+    CHECK(dir.entries().empty());
+  }
+}
+
+TEST_CASE("attend with ATTEND_HDF5_GUARD=0 still reads valid HDF5 files and refuses a bad setting", "[apps][hdf5-guard]") {
+  attend::testing::TempDir dir;
+  const std::string msa = std::string(ATTEND_BIO_FIXTURES) + "/fixtures/tiny.fasta";
+  const std::string converted = (dir.path() / "tiny.h5").string();
+  REQUIRE(run_attend({"convert", "--msa", msa, "--to", converted}, dir.path()).code == 0);
+  std::vector<std::string> environment = current_environment();
+  environment.push_back("ATTEND_HDF5_GUARD=0");
+  const ProcessResult off = run_attend({"contacts", "predict", "--msa", converted, "--out", (dir.path() / "p").string(), "--quiet"},
+                                       dir.path(), environment);
+  INFO(off.err);
+  CHECK(off.code == 0);
+  CHECK(fs::exists(dir.path() / "p.h5"));
+  environment.back() = "ATTEND_HDF5_GUARD=maybe";
+  const ProcessResult bad = run_attend({"contacts", "predict", "--msa", converted, "--out", (dir.path() / "q").string(), "--quiet"},
+                                       dir.path(), environment);
+  CHECK(bad.code == 2);
+  CHECK(count_lines(bad.err) == 1);
+  CHECK(bad.err.find("ATTEND_HDF5_GUARD") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path() / "q.h5"));
+}
