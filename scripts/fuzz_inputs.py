@@ -25,6 +25,10 @@ through a link, spelt otherwise) or another output (refused, exit 2, nothing cha
 directory, a device node or fifo (the same); two writers of one --out at once (one run's
 whole set, no temporaries); a writer killed at a random moment (its outputs all there or
 none; the next run leaves its outputs and no temporary file).
+Every HDF5 input passes attend's HDF5 guard first (a child process walks it; a crash or loop
+of libhdf5 there is an exit 2): the cases run with ATTEND_HDF5_GUARD_SECONDS at a quarter of
+--timeout. ATTEND_HDF5_GUARD=0 in the environment turns the guard off, to see what libhdf5
+itself does.
 Each distinct failure is saved under --failures/<n>/ with the input, the command and stderr,
 and case.json (the command, the verdict, the mutated file and, in original/, the valid file it
 was made from), from which scripts/minimise_case.py shrinks the damaged file.

@@ -11,6 +11,10 @@ damaged versions of the input and keeps each one on which the SAME failure repro
     `SEGV`, a leak) and the same top --frames frames inside libhdf5 of its first stack (of a
     leak report: of one of its leaks).
 
+The command runs in this script's environment: a failure of libhdf5 itself, which attend's
+HDF5 guard turns into an exit 2, reproduces only with the guard off (ATTEND_HDF5_GUARD=0, as
+the fuzzer run that found it).
+
 The search is delta debugging (Zeller and Hildebrandt, "Simplifying and isolating
 failure-inducing input", IEEE TSE 2002: ddmin) in four passes, each keeping the best file so far:
 

@@ -176,7 +176,7 @@ TEST_CASE("attend leaves the OpenMP waiting a user chose alone", "[apps]") {
 // 1.10.8 aborts, segfaults or loops while attend reads them (README there), are refused by the
 // HDF5 guard (hdf5_guard.hpp): exit 2, one line naming the file, nothing written. The loop is
 // stopped by a time limit of 2 s set for the test (ATTEND_HDF5_GUARD_SECONDS).
-TEST_CASE("attend refuses the files libhdf5 crashes or loops on with exit 2 and one line", "[apps][hdf5-guard]") {
+TEST_CASE("attend refuses the files libhdf5 crashes or loops on with exit 2 and one line", "[apps][hdf5_guard]") {
   const std::string defects = std::string(ATTEND_TEST_DATA_DIR) + "/libhdf5-defects/";
   const std::string tiny_msa = std::string(ATTEND_BIO_FIXTURES) + "/fixtures/tiny.fasta";
   std::vector<std::string> environment = current_environment();
@@ -212,7 +212,7 @@ TEST_CASE("attend refuses the files libhdf5 crashes or loops on with exit 2 and 
   }
 }
 
-TEST_CASE("attend with ATTEND_HDF5_GUARD=0 still reads valid HDF5 files and refuses a bad setting", "[apps][hdf5-guard]") {
+TEST_CASE("attend with ATTEND_HDF5_GUARD=0 still reads valid HDF5 files and refuses a bad setting", "[apps][hdf5_guard]") {
   attend::testing::TempDir dir;
   const std::string msa = std::string(ATTEND_BIO_FIXTURES) + "/fixtures/tiny.fasta";
   const std::string converted = (dir.path() / "tiny.h5").string();

@@ -47,7 +47,7 @@ struct ScopedGuardSettings {
 
 }  // namespace
 
-TEST_CASE("hdf5 guard: a crash of libhdf5 in the child is an InputError naming the file and the signal", "[hdf5-guard]") {
+TEST_CASE("hdf5 guard: a crash of libhdf5 in the child is an InputError naming the file and the signal", "[hdf5_guard]") {
   const ScopedGuardSettings settings({true, 20});
   for (const char* name : {"h5g-link-release-table-bad-free.h5", "h5hg-read-memcpy-overlap.h5"}) {
     INFO(name);
@@ -59,7 +59,7 @@ TEST_CASE("hdf5 guard: a crash of libhdf5 in the child is an InputError naming t
   CHECK(no_children_left());
 }
 
-TEST_CASE("hdf5 guard: a loop in libhdf5 is stopped at the time limit and its child reaped", "[hdf5-guard]") {
+TEST_CASE("hdf5 guard: a loop in libhdf5 is stopped at the time limit and its child reaped", "[hdf5_guard]") {
   const ScopedGuardSettings settings({true, 1});
   const auto start = std::chrono::steady_clock::now();
   const std::string error = open_error(defect("h5hg-read-endless-loop.h5"));
@@ -70,7 +70,7 @@ TEST_CASE("hdf5 guard: a loop in libhdf5 is stopped at the time limit and its ch
   CHECK(no_children_left());
 }
 
-TEST_CASE("hdf5 guard: a valid file with groups and string attributes and datasets opens and reads", "[hdf5-guard]") {
+TEST_CASE("hdf5 guard: a valid file with groups and string attributes and datasets opens and reads", "[hdf5_guard]") {
   const ScopedGuardSettings settings({true, 20});
   attend::testing::TempDir dir;
   const std::string path = dir.file("valid.h5");
@@ -90,7 +90,7 @@ TEST_CASE("hdf5 guard: a valid file with groups and string attributes and datase
   CHECK(no_children_left());
 }
 
-TEST_CASE("hdf5 guard: off, a file libhdf5 survives opening is opened without a walk", "[hdf5-guard]") {
+TEST_CASE("hdf5 guard: off, a file libhdf5 survives opening is opened without a walk", "[hdf5_guard]") {
   // Opening the bad-free file is harmless; only listing its parameters crashes. With the guard
   // on, the walk lists them and refuses the file; off, the open succeeds.
   const std::string path = defect("h5g-link-release-table-bad-free.h5");
@@ -104,7 +104,7 @@ TEST_CASE("hdf5 guard: off, a file libhdf5 survives opening is opened without a 
   }
 }
 
-TEST_CASE("hdf5 guard: the environment switches it off and sets the time limit", "[hdf5-guard]") {
+TEST_CASE("hdf5 guard: the environment switches it off and sets the time limit", "[hdf5_guard]") {
   reset_hdf5_guard_settings();
   setenv("ATTEND_HDF5_GUARD", "0", 1);
   setenv("ATTEND_HDF5_GUARD_SECONDS", "2.5", 1);
