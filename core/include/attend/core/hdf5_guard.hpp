@@ -33,10 +33,10 @@
 ///
 /// fork() safety. The child of a multi-threaded process may only call async-signal-safe
 /// functions, with one exception relied on here: libhdf5 itself, which allocates with
-/// malloc; glibc's malloc takes its own locks around fork(), so it is usable in the child. The
-/// child calls only libhdf5 and async-signal-safe functions (open, dup2, _exit), never
-/// OpenMP, never C++ allocation, and leaves with _exit: no atexit handler, no stdio flush, no
-/// close of the parent's HDF5 files, no LeakSanitizer pass. Debian's libhdf5 is a thread-safe
+/// malloc; glibc's malloc takes its own locks around fork(), so it (and mallopt) is usable in
+/// the child. The child calls only libhdf5, mallopt and async-signal-safe functions (open,
+/// dup2, _exit), never OpenMP, never C++ allocation, and leaves with _exit: no atexit
+/// handler, no stdio flush, no close of the parent's HDF5 files, no LeakSanitizer pass. Debian's libhdf5 is a thread-safe
 /// build (H5_HAVE_THREADSAFE): every API call holds one global lock. Were another thread inside
 /// libhdf5 at the moment of fork(), the child would wait on that lock for ever: the time limit
 /// then turns this into a false "did not finish" error, never a hang. attend itself calls
