@@ -391,7 +391,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
     return args;
   };
   const std::vector<Case> cases = {
-      {with(t.gat, {"--nodes", "3", "--method", "shapley", "--out", out}), "--method"},
+      {with(t.gat, {"--nodes", "3", "--method", "lime", "--out", out}), "--method"},
       {with(t.gat, {"--nodes", "9999", "--method", "saliency", "--out", out}), "no node '9999'"},
       {with(t.gat, {"--nodes", "3", "--split", "test", "--method", "saliency", "--out", out}), "[--nodes,--split]"},
       {with(t.gat, {"--method", "saliency", "--out", out}), "[--nodes,--split]"},
