@@ -71,7 +71,9 @@ struct NodeArgs {
               pg_scored_edges = "explained";
   bool quiet = false;
   bool pictures = true;
-  bool symmetric = false;  ///< occlusion
+  bool symmetric = false;  ///< occlusion, shapley
+  int64_t samples = graph::kDefaultShapleySamples;  ///< shapley
+  const CLI::Option* samples_given = nullptr;
 };
 
 struct EvalArgs {
@@ -159,9 +161,15 @@ int run_node(const NodeArgs& a, Context& ctx) {
   options.class_id = a.class_id;
   options.seed = a.seed;
   options.symmetric = a.symmetric;
-  if (a.symmetric && options.method != graph::ExplainMethod::kOcclusion) {
-    throw InputError("--symmetric is an option of --method occlusion");
+  const bool shapley = options.method == graph::ExplainMethod::kShapley;
+  if (a.symmetric && options.method != graph::ExplainMethod::kOcclusion && !shapley) {
+    throw InputError("--symmetric is an option of --method occlusion and shapley");
   }
+  if (a.samples_given->count() > 0 && !shapley) throw InputError("--samples is an option of --method shapley");
+  if (a.samples % 2 != 0) {
+    throw InputError("--samples " + std::to_string(a.samples) + ": expected an even count (each permutation and its reverse)");
+  }
+  options.samples = a.samples;
   const NodeArgs::GnnGiven& given = a.gnn_given;
   if (given.epochs->count() > 0) options.gnn.epochs = a.pg.epochs;
   if (given.lr->count() > 0) options.gnn.lr = a.pg.lr;
@@ -205,6 +213,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   set.rule = options.method == graph::ExplainMethod::kIntegratedGradients ? a.path.rule : "";
   set.heads = options.method == graph::ExplainMethod::kAttention ? a.heads : "";
   set.symmetric = a.symmetric;
+  set.samples = shapley ? a.samples : 0;
   set.num_features = d.num_features();
   ProgressOptions progress;
   progress.mode = a.quiet ? ProgressMode::kSilent : ProgressMode::kAuto;
@@ -232,7 +241,8 @@ int run_node(const NodeArgs& a, Context& ctx) {
   for (const graph::NodeExplanation& x : set.explanations) {
     nlohmann::json j = {{"node", d.node_name(x.node)}, {"class", x.explained_class}, {"predicted", x.predicted_class},
                         {"log_probability", x.value}, {"edges", x.edge_id.size()}};
-    // Integrated gradients: each kind's completeness gap, relative to |f(input) - f(baseline)|.
+    // Integrated gradients: each kind's completeness gap, relative to |f(input) - f(baseline)|;
+    // shapley: its efficiency gap, the same sum against the same difference.
     for (const auto& [kind, baseline, gap, steps] :
          {std::tuple{"features", x.feature_baseline_value, x.feature_completeness_gap, x.feature_steps},
           std::tuple{"edges", x.edge_baseline_value, x.edge_completeness_gap, x.edge_steps}}) {
@@ -245,7 +255,7 @@ int run_node(const NodeArgs& a, Context& ctx) {
   if (!a.json.empty()) {
     nlohmann::json summary = {{"dataset", d.name}, {"checkpoint", a.checkpoint}, {"method", a.method},
                               {"steps", set.steps}, {"rule", set.rule},
-                              {"max_gap", a.path.max_gap}, {"max_steps", a.path.max_steps}, {"seed", a.seed}, {"symmetric", a.symmetric}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
+                              {"max_gap", a.path.max_gap}, {"max_steps", a.path.max_steps}, {"seed", a.seed}, {"symmetric", a.symmetric}, {"samples", set.samples}, {"test_accuracy", number_or_null(m.test_accuracy)}, {"nodes", per_node}};
     if (pg) {
       summary["pgexplainer"] = graph::PgExplainerOptions::option_list().to_json(pg->options());
       summary["pgexplainer"]["last_epoch_loss"] = number_or_null(pg->last_loss());
@@ -266,12 +276,12 @@ int run_node(const NodeArgs& a, Context& ctx) {
     ctx.out << "node " << d.node_name(x.node) << ": class " << x.explained_class << " (log p " << fixed(x.value, 4) << ", "
             << x.edge_id.size() << " edges in its computation graph)";
     if (!std::isnan(x.feature_completeness_gap)) {
-      ctx.out << "; features: completeness gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
+      ctx.out << "; features: " << (shapley ? "efficiency" : "completeness") << " gap " << fixed(x.feature_completeness_gap, 5) << " of f(x) - f(0) = "
               << fixed(x.value - x.feature_baseline_value, 5);
       if (a.path.max_gap > 0.0) ctx.out << " (" << x.feature_steps << " steps)";
     }
     if (!std::isnan(x.edge_completeness_gap)) {
-      ctx.out << "; edges: completeness gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
+      ctx.out << "; edges: " << (shapley ? "efficiency" : "completeness") << " gap " << fixed(x.edge_completeness_gap, 5) << " of f(m=1) - f(m=0) = "
               << fixed(x.value - x.edge_baseline_value, 5);
       if (a.path.max_gap > 0.0) ctx.out << " (" << x.edge_steps << " steps)";
     }
@@ -287,8 +297,8 @@ int run_node(const NodeArgs& a, Context& ctx) {
       ctx.out << "  " << d.node_name(x.edge_src[e]) << " -> " << d.node_name(x.edge_dst[e]) << "  " << x.edge_score[e] << "\n";
     }
   }
-  if (set.steps > 0) {
-    ctx.out << "largest completeness gap: " << fixed(100.0 * worst_gap, 3) << " % of |f(x) - f(0)|\n";
+  if (set.steps > 0 || shapley) {
+    ctx.out << "largest " << (shapley ? "efficiency" : "completeness") << " gap: " << fixed(100.0 * worst_gap, 3) << " % of |f(x) - f(0)|\n";
   }
   return 0;
 }
@@ -564,7 +574,8 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       ->capture_default_str();
   node->add_option("--seed", n->seed,
                    "gnnexplainer: seed of the masks' initialisation (node v draws from it and v); pgexplainer: of "
-                   "the MLP's initialisation, the node order and the concrete noise")
+                   "the MLP's initialisation, the node order and the concrete noise; shapley: of the permutations "
+                   "(node v draws from it and v)")
       ->check(seed())
       ->capture_default_str();
   // pgexplainer's options: the ranges and names are those its option list declares.
@@ -590,8 +601,12 @@ Command add_explain_command(CLI::App& parent, Context& context) {
                 "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
                 "training nodes (attend's addition)");
   node->add_flag("--symmetric", n->symmetric,
-                 "occlusion: take each edge away together with the edges joining its endpoints the other way (the "
-                 "undirected edge; both get its score)");
+                 "occlusion, shapley: take each edge away (shapley: let it join) together with the edges joining its "
+                 "endpoints the other way (the undirected edge; both get its score)");
+  n->samples_given = node->add_option("--samples", n->samples,
+                                      "shapley: permutations per node, even (each drawn permutation and its reverse)")
+                         ->check(CLI::Range(int64_t{2}, int64_t{1} << 20))
+                         ->capture_default_str();
   add_pg_option(node, "--entropy-margin", n->pg.entropy_margin, "entropy_margin",
                 "the entropy term reads (1 - 2C) m + C (the authors' loss: 0.01; default 0: m, as PyG)");
   node->add_flag("--symmetric-mask", n->pg.symmetric_mask,

@@ -22,9 +22,9 @@ Two choices of the explained nodes (--nodes) and both AUC protocols of `explain 
                    of its two directions (the authors' code; 3 = the GCN's graph convolutions,
                    the GAT's 2 layers for attention)
 
-Rows beside the methods: `|input-x-gradient|`, `|integrated-gradients|` and `|occlusion|`, the
-signed methods' edges ranked by the magnitude of their scores (a copy of the explanation file with
-|score|, written with h5py: run under /usr/bin/python3), and `pgexplainer (explained nodes)`,
+Rows beside the methods: `|input-x-gradient|`, `|integrated-gradients|`, `|occlusion|` and
+`|shapley|`, the signed methods' edges ranked by the magnitude of their scores (a copy of the
+explanation file with |score|, written with h5py: run under /usr/bin/python3), and `pgexplainer (explained nodes)`,
 PGExplainer's MLP trained on the explained nodes as the paper does, where `pgexplainer`
 trains it on the training split, and both again with the coefficients of the authors'
 notebooks for the benchmark (PG_AUTHORS) instead of PyTorch Geometric's defaults; the
@@ -55,7 +55,8 @@ PUBLISHED = {
 }
 GCN_METHODS = ["saliency", "input-x-gradient", "integrated-gradients", "gnnexplainer", "pgexplainer",
                "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
-               "pgexplainer (authors' coefficients; explained nodes)", "occlusion", "occlusion (symmetric)", "degree"]
+               "pgexplainer (authors' coefficients; explained nodes)", "occlusion", "occlusion (symmetric)", "shapley",
+               "shapley (symmetric)", "degree"]
 GAT_METHODS = ["attention", "degree"]
 # PGExplainer's coefficients in the authors' notebooks (BA-shapes.ipynb etc.: coff_size,
 # coff_ent, eepochs, elr), where they differ from PyTorch Geometric's defaults.
@@ -131,7 +132,11 @@ for setting, args in SIZE_ONLY_SWEEP:
         "pgexplainer", lambda bench, args=args: ["--edge-entropy", "0"] + args + ["--train-on", "explained"])
 # Occlusion (session 14): each directed edge alone, or with its reverse (`--symmetric`).
 VARIANTS["occlusion (symmetric)"] = ("occlusion", lambda bench: ["--symmetric"])
-SIGNED = ["input-x-gradient", "integrated-gradients", "occlusion", "occlusion (symmetric)"]  # each also gets a |score| row
+# Shapley values by permutation sampling (session 15): each directed edge a player, or each
+# undirected edge (`--symmetric`); the default permutation count.
+VARIANTS["shapley (symmetric)"] = ("shapley", lambda bench: ["--symmetric"])
+SIGNED = ["input-x-gradient", "integrated-gradients", "occlusion", "occlusion (symmetric)", "shapley",
+          "shapley (symmetric)"]  # each also gets a |score| row
 # GNNExplainer from a held prediction (session 14): every edge mask starts at M0 (--initial-mask)
 # instead of PyG's random start near 0.5; `size only`: without the entropy term; `authors' lr and
 # start`: the authors' code's Adam lr 0.1 and first mask sigmoid(1) = 0.731 (their logits start

@@ -10,7 +10,9 @@ scores them under both AUC protocols. The setting with the best khop-undirected 
 papers' protocol; ties: the earlier, PyG's defaults on the training split first) is the one
 whose row of explain_auc.py's table counts. Prints and writes JSON.
 
-Any row label of explain_auc.py can be screened (--settings), GNNExplainer's too. With several
+Any row label of explain_auc.py can be screened (--settings), GNNExplainer's too; with
+--magnitudes each signed row (explain_auc.py's SIGNED) is followed by its `|row|`, the same
+explanation ranked by the magnitude of its scores. With several
 --tune-seed graphs each setting explains each graph's validation motif nodes and the choice
 takes the mean of the graphs' khop-undirected AUCs; --exclude-paper-nodes leaves out the
 validation nodes that are also papers' nodes (explain_auc.py --nodes paper), so the test rows
@@ -26,7 +28,7 @@ import tempfile
 
 import statistics
 
-from explain_auc import PG_AUTHORS, TOP_K, VARIANTS, paper_nodes, read_motifs
+from explain_auc import PG_AUTHORS, SIGNED, TOP_K, VARIANTS, paper_nodes, read_motifs, write_magnitudes
 
 SETTINGS = ["pgexplainer", "pgexplainer (explained nodes)", "pgexplainer (authors' coefficients)",
             "pgexplainer (authors' coefficients; explained nodes)", "pgexplainer (subgraph)",
@@ -51,22 +53,30 @@ def validation_motif_nodes(folder, excluded=()):
 
 
 def score(args, bench, data, nodes, label, tmp):
+    """{label: AUCs}, and with --magnitudes for a signed row also {|label|: AUCs} of the same
+    explanation ranked by |score|."""
     method, options = VARIANTS.get(label, (label, lambda bench: []))
     out = os.path.join(tmp, "x")
     checkpoint = os.path.join(data, "gcn.h5")
     subprocess.run(["nice", "-n", "10", args.attend, "explain", "node", "--data", data, "--checkpoint", checkpoint,
                     "--nodes", ",".join(nodes), "--method", method, "--out", out, "--quiet", "--no-pictures",
                     "--threads", "1"] + options(bench), check=True, capture_output=True)
-    aucs = {}
-    for protocol in ("khop-undirected", "explained-edges"):
-        table = os.path.join(tmp, protocol + ".json")
-        subprocess.run(["nice", "-n", "10", args.attend, "explain", "eval", "--data", data, "--checkpoint", checkpoint,
-                        "--ground-truth", data, "--top-k", str(TOP_K[bench]), "--auc-protocol", protocol, "--auc-hops",
-                        "3", "--explanations", out + ".h5", "--json", table, "--threads", "1"],
-                       check=True, capture_output=True)
-        with open(table) as f:
-            aucs[protocol] = next(r["auc"] for r in json.load(f)["rows"] if r["kind"] == "edges")
-    return aucs
+    files = {label: out + ".h5"}
+    if args.magnitudes and label in SIGNED:
+        files["|%s|" % label] = out + ".abs.h5"
+        write_magnitudes(out + ".h5", out + ".abs.h5")
+    result = {}
+    for row, path in files.items():
+        aucs = result[row] = {}
+        for protocol in ("khop-undirected", "explained-edges"):
+            table = os.path.join(tmp, protocol + ".json")
+            subprocess.run(["nice", "-n", "10", args.attend, "explain", "eval", "--data", data, "--checkpoint",
+                            checkpoint, "--ground-truth", data, "--top-k", str(TOP_K[bench]), "--auc-protocol",
+                            protocol, "--auc-hops", "3", "--explanations", path, "--json", table, "--threads", "1"],
+                           check=True, capture_output=True)
+            with open(table) as f:
+                aucs[protocol] = next(r["auc"] for r in json.load(f)["rows"] if r["kind"] == "edges")
+    return result
 
 
 def main():
@@ -78,6 +88,8 @@ def main():
                         help="leave out the validation nodes that explain_auc.py --nodes paper explains")
     parser.add_argument("--benchmarks", default=",".join(PG_AUTHORS))
     parser.add_argument("--settings", default="|".join(SETTINGS), help="the settings screened, '|'-separated")
+    parser.add_argument("--magnitudes", action="store_true",
+                        help="screen |row| (scores by magnitude) after each signed row, from the same explanation")
     parser.add_argument("--recipe", choices=["paper", "authors"], default="paper",
                         help="the graphs explain_auc.py --recipe built: the paper's text, or the authors' released "
                              "data (tree-cycles and tree-grid only)")
@@ -96,18 +108,19 @@ def main():
             graphs.append((seed, data, validation_motif_nodes(data, excluded)))
         screen = []
         for label in args.settings.split("|"):
-            per_graph = []
+            per_graph = {}  # row -> one entry per graph
             for seed, data, nodes in graphs:
                 with tempfile.TemporaryDirectory() as tmp:
-                    per_graph.append({"seed": seed, "nodes": len(nodes), **score(args, bench, data, nodes, label, tmp)})
-                print("%-13s graph %d val (%d motif nodes) %-52s AUC khop %.3f, explained-edges %.3f" % (
-                    bench, seed, len(nodes), label, per_graph[-1]["khop-undirected"],
-                    per_graph[-1]["explained-edges"]), flush=True)
-            screen.append({"setting": label, "graphs": per_graph,
-                           **{p: statistics.mean(g[p] for g in per_graph) for p in ("khop-undirected", "explained-edges")}})
-            if len(graphs) > 1:
-                print("%-13s mean over graphs %s %-52s AUC khop %.3f, explained-edges %.3f" % (
-                    bench, seeds, label, screen[-1]["khop-undirected"], screen[-1]["explained-edges"]), flush=True)
+                    for row, aucs in score(args, bench, data, nodes, label, tmp).items():
+                        per_graph.setdefault(row, []).append({"seed": seed, "nodes": len(nodes), **aucs})
+                        print("%-13s graph %d val (%d motif nodes) %-52s AUC khop %.3f, explained-edges %.3f" % (
+                            bench, seed, len(nodes), row, aucs["khop-undirected"], aucs["explained-edges"]), flush=True)
+            for row, entries in per_graph.items():
+                screen.append({"setting": row, "graphs": entries,
+                               **{p: statistics.mean(g[p] for g in entries) for p in ("khop-undirected", "explained-edges")}})
+                if len(graphs) > 1:
+                    print("%-13s mean over graphs %s %-52s AUC khop %.3f, explained-edges %.3f" % (
+                        bench, seeds, row, screen[-1]["khop-undirected"], screen[-1]["explained-edges"]), flush=True)
         best = max(screen, key=lambda s: s["khop-undirected"])  # the first of equals
         print("%-13s chosen: %s" % (bench, best["setting"]), flush=True)
         results.append({"benchmark": bench, "recipe": args.recipe, "seeds": seeds,

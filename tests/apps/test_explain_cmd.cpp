@@ -261,6 +261,24 @@ TEST_CASE("explain node writes the explanation files, and explain eval scores th
     CHECK(one.explanations[0].edge_score != both.explanations[0].edge_score);
   }
 
+  {  // shapley: the file holds the permutation count and each node's efficiency gap
+    const std::string shapley = t.tmp.file("shapley");
+    const Result r = run({"explain", "node", "--data", t.data, "--checkpoint", t.gcn, "--nodes", "300,310", "--method",
+                          "shapley", "--samples", "4", "--symmetric", "--seed", "2", "--out", shapley, "--quiet",
+                          "--no-pictures"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("largest efficiency gap") != std::string::npos);
+    const graph::ExplanationSet set = graph::load_explanations(shapley + ".h5");
+    CHECK(set.method == "shapley");
+    CHECK(set.samples == 4);
+    CHECK(set.symmetric);
+    for (const graph::NodeExplanation& x : set.explanations) {
+      CHECK(std::abs(x.edge_completeness_gap) < 1e-4);
+      CHECK(std::abs(x.feature_completeness_gap) < 1e-4);
+    }
+  }
+
   const Result b = run({"explain", "node", "--data", t.data, "--checkpoint", t.gat, "--nodes", "300,310", "--method",
                         "attention", "--heads", "max", "--out", att, "--quiet"});
   INFO(b.err);
@@ -373,7 +391,7 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
     return args;
   };
   const std::vector<Case> cases = {
-      {with(t.gat, {"--nodes", "3", "--method", "shapley", "--out", out}), "--method"},
+      {with(t.gat, {"--nodes", "3", "--method", "lime", "--out", out}), "--method"},
       {with(t.gat, {"--nodes", "9999", "--method", "saliency", "--out", out}), "no node '9999'"},
       {with(t.gat, {"--nodes", "3", "--split", "test", "--method", "saliency", "--out", out}), "[--nodes,--split]"},
       {with(t.gat, {"--method", "saliency", "--out", out}), "[--nodes,--split]"},
@@ -389,6 +407,10 @@ TEST_CASE("explain refuses bad input in one line, exit 2, and leaves no file beh
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--edge-size", "nan", "--out", out}), "--edge-size"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--train-on", "test", "--out", out}), "--train-on"},
       {with(t.gcn, {"--nodes", "3", "--method", "saliency", "--symmetric", "--out", out}), "--symmetric"},
+      {with(t.gcn, {"--nodes", "3", "--method", "shapley", "--samples", "3", "--out", out}), "--samples"},
+      {with(t.gcn, {"--nodes", "3", "--method", "shapley", "--samples", "0", "--out", out}), "--samples"},
+      {with(t.gcn, {"--nodes", "3", "--method", "shapley", "--samples", "four", "--out", out}), "--samples"},
+      {with(t.gcn, {"--nodes", "3", "--method", "occlusion", "--samples", "8", "--out", out}), "--samples"},
       {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "1", "--out", out}), "--initial-mask"},
       {with(t.gcn, {"--nodes", "3", "--method", "pgexplainer", "--entropy-margin", "0.5", "--out", out}), "--entropy-margin"},
       {with(t.gcn, {"--nodes", "3", "--method", "gnnexplainer", "--initial-mask", "-0.5", "--out", out}), "--initial-mask"},

@@ -7,7 +7,8 @@ namespace attend::graph {
 
 const std::vector<std::string>& explain_method_names() {
   static const std::vector<std::string> names{"attention", "saliency", "input-x-gradient", "integrated-gradients",
-                                              "degree",    "gnnexplainer", "pgexplainer", "occlusion"};
+                                              "degree",    "gnnexplainer", "pgexplainer", "occlusion",
+                                              "shapley"};
   return names;
 }
 

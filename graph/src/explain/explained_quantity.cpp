@@ -43,6 +43,15 @@ Var class_log_probability(const Var& logits, int64_t cls) {
   return ops::sum(ops::mul(ops::log_softmax(logits), Var(pick)));
 }
 
+std::vector<double> per_copy_log_probability(const Tensor& logits, int64_t cls) {
+  const int64_t copies = logits.dim(0), c = logits.dim(1);
+  ATTEND_CHECK(cls >= 0 && cls < c, "class " << cls << " of a model with " << c << " classes");
+  const Tensor log_p = ops::log_softmax(Var(logits)).value();  // [copies, C]
+  std::vector<double> f(static_cast<std::size_t>(copies));
+  for (int64_t k = 0; k < copies; ++k) f[static_cast<std::size_t>(k)] = log_p[k * c + cls];
+  return f;
+}
+
 double input_log_probability(TargetForwards& passes, int64_t cls) {
   NoGradGuard no_grad;
   return static_cast<double>(class_log_probability(Var(passes.input_logits()), cls).value().item());

@@ -31,6 +31,7 @@ void save_explanations(const std::string& path, const ExplanationSet& set, const
   file.set_attr("/", "rule", set.rule);
   file.set_attr("/", "heads", set.heads);
   file.set_attr("/", "symmetric", int64_t{set.symmetric ? 1 : 0});
+  file.set_attr("/", "samples", set.samples);
   file.set_attr("/", "num_features", set.num_features);
   std::vector<int64_t> node, explained, predicted, offset{0}, edge_id, source, target;
   std::vector<std::string> names;
@@ -125,8 +126,10 @@ ExplanationSet load_explanations(const std::string& path) {
   set.heads = file.get_attr_string("/", "heads");
   // Files written before occlusion have no `symmetric` (false).
   set.symmetric = file.has_attr("/", "symmetric") && file.get_attr_int64("/", "symmetric") != 0;
+  // Files written before shapley have no `samples` (0).
+  set.samples = file.has_attr("/", "samples") ? file.get_attr_int64("/", "samples") : 0;
   set.num_features = file.get_attr_int64("/", "num_features");
-  if (set.steps < 0 || set.num_features < 0) throw bad("negative steps or num_features");
+  if (set.steps < 0 || set.samples < 0 || set.num_features < 0) throw bad("negative steps, samples or num_features");
   const std::vector<int64_t> node = file.read_int64("/node");
   const auto t_count = static_cast<int64_t>(node.size());
   if (t_count == 0) throw bad("no explained node");

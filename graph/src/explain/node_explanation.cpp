@@ -16,6 +16,7 @@
 #include "attend/graph/explain/integrated_gradients.hpp"
 #include "attend/graph/explain/occlusion.hpp"
 #include "attend/graph/explain/pg_explainer.hpp"
+#include "attend/graph/explain/shapley_sampling.hpp"
 
 namespace attend::graph {
 
@@ -182,6 +183,13 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
   if (m == ExplainMethod::kOcclusion) {
     out.edge_score = in_order(occlusion_edges(passes, out.explained_class, scored, options.symmetric));
   }
+  if (m == ExplainMethod::kShapley) {
+    const ShapleyAttribution shapley =
+        shapley_edges(passes, out.explained_class, scored, options.symmetric, options.samples, options.seed);
+    out.edge_score = in_order(shapley.score);
+    out.edge_baseline_value = shapley.baseline_value;
+    out.edge_completeness_gap = shapley.efficiency_gap;
+  }
   if (m == ExplainMethod::kSaliency || m == ExplainMethod::kInputXGradient) {
     const int64_t e_count = cg.data.graph.plain().num_edges();
     Tensor g = edge_gradient(model, one, Tensor({e_count}, 1.0f), out.explained_class).gradient;  // [E]
@@ -209,6 +217,11 @@ NodeExplanation explain_node(NodeClassifier& model, const PreparedNodeData& data
       out.feature_steps = ig.steps;
     } else if (m == ExplainMethod::kOcclusion) {
       out.feature_score = occlusion_features(passes, out.explained_class);
+    } else if (m == ExplainMethod::kShapley) {
+      const ShapleyAttribution shapley = shapley_features(passes, out.explained_class, options.samples, options.seed);
+      out.feature_score = shapley.score;
+      out.feature_baseline_value = shapley.baseline_value;
+      out.feature_completeness_gap = shapley.efficiency_gap;
     } else {
       const Tensor x = dense_features(cg);
       Tensor a = feature_gradient(model, one, x, out.explained_class).gradient;  // [n, F]

@@ -15,10 +15,11 @@ enum class ExplainMethod {
   kGnnExplainer,         ///< learned edge and feature masks, Ying et al. 2019 (gnn_explainer.hpp)
   kPgExplainer,          ///< an edge-mask MLP trained over many nodes, Luo et al. 2020 (pg_explainer.hpp)
   kOcclusion,            ///< f(input) - f(one edge or feature taken away), Zeiler & Fergus 2014 (occlusion.hpp)
+  kShapley,              ///< Shapley values by permutation sampling, Castro et al. 2009 (shapley_sampling.hpp)
 };
 
 /// "attention", "saliency", "input-x-gradient", "integrated-gradients", "degree", "gnnexplainer",
-/// "pgexplainer", "occlusion".
+/// "pgexplainer", "occlusion", "shapley".
 const std::vector<std::string>& explain_method_names();
 /// The method of a name; throws attend::InputError naming the known ones.
 ExplainMethod explain_method_from_name(const std::string& name);

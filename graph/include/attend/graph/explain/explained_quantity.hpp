@@ -28,6 +28,9 @@ Var target_log_probability(const NodeClassifier& model, const TargetForward& pas
 /// f of the logits [copies, C] of a TargetForward pass: the sum over copies of log softmax's
 /// entry `cls`.
 Var class_log_probability(const Var& logits, int64_t cls);
+/// Each copy's term of f, log softmax(logits)[k, cls], from the logits [copies, C] of a
+/// TargetForward pass (no gradient): the values of the copies of a batch of masked inputs.
+std::vector<double> per_copy_log_probability(const Tensor& logits, int64_t cls);
 /// f at the computation graph's own input (TargetForwards::input_logits; no gradient).
 double input_log_probability(TargetForwards& passes, int64_t cls);
 

@@ -16,7 +16,8 @@ struct ExplanationSet {
   int64_t steps = 0;         ///< integrated gradients' steps (0 for other methods)
   std::string rule;          ///< integrated gradients' quadrature_names(), "" for other methods
   std::string heads;         ///< "mean" / "max" for attention, "" otherwise
-  bool symmetric = false;    ///< occlusion: both directions of an edge taken away together
+  bool symmetric = false;    ///< occlusion, shapley: both directions of an edge as one input
+  int64_t samples = 0;       ///< shapley's permutations per node (0 for other methods)
   int64_t num_features = 0;  ///< F of the dataset
   std::vector<NodeExplanation> explanations;
 };

@@ -18,6 +18,10 @@ namespace attend::graph {
 
 class PgExplainer;
 
+/// shapley's permutations per node by default (docs/results.md "Shapley values (issue #14,
+/// session 15)": the convergence check that chose it).
+inline constexpr int64_t kDefaultShapleySamples = 1024;
+
 struct ExplainOptions {
   ExplainMethod method = ExplainMethod::kIntegratedGradients;
   int steps = 50;                            ///< integrated gradients: quadrature points
@@ -34,9 +38,13 @@ struct ExplainOptions {
   GnnExplainerOptions gnn;
   /// pgexplainer: the explainer, trained for this model and data (pg_explainer.hpp); required
   const PgExplainer* pg_explainer = nullptr;
-  /// occlusion: take each edge away with every edge joining its endpoints in either direction
-  /// (the undirected edge); false: one directed edge at a time (occlusion.hpp)
+  /// occlusion, shapley: take each edge away (shapley: let it join) with every edge joining its
+  /// endpoints in either direction (the undirected edge); false: one directed edge at a time
+  /// (occlusion.hpp, edge_groups.hpp)
   bool symmetric = false;
+  /// shapley: permutations per node, even (antithetic pairs; shapley_sampling.hpp); its orders
+  /// are drawn from `seed` and the node
+  int64_t samples = kDefaultShapleySamples;
 };
 
 struct NodeExplanation {
@@ -53,11 +61,13 @@ struct NodeExplanation {
   /// [E_c, H_l] per layer (0 where a layer does not attend over an edge); empty otherwise.
   std::vector<Tensor> attention;
   std::vector<float> feature_score;  ///< [F] summed over the computation graph's nodes; empty: none
-  /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0)).
+  /// Integrated gradients on features: f(0 features) and sum of attributions - (f(x) - f(0));
+  /// shapley: v(no feature) and its efficiency gap (shapley_sampling.hpp).
   double feature_baseline_value = NAN, feature_completeness_gap = NAN;
   int feature_steps = 0;  ///< quadrature points used on the features (0: none)
   /// Integrated gradients on edges: f(mask 0) and sum of attributions over every plain edge
-  /// of the computation graph - (f(mask 1) - f(mask 0)).
+  /// of the computation graph - (f(mask 1) - f(mask 0)); shapley: f with the explained edges'
+  /// mask 0 and the efficiency gap, the sum over players (a symmetric group once).
   double edge_baseline_value = NAN, edge_completeness_gap = NAN;
   int edge_steps = 0;  ///< quadrature points used on the edges (0: none)
 };
