@@ -235,8 +235,8 @@ class PgExplainer {
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
-  /// restart_combine "mean": every restart's trained MLP, in restart order (own copies of the
-  /// arena's values); empty otherwise
+  /// restart_combine "mean" with restarts > 1: every restart's trained MLP, in restart order (own
+  /// copies of the arena's values); empty otherwise (the arena's MLP scores)
   std::vector<std::vector<std::pair<std::string, Var>>> ensemble_;
   ParameterArena arena_;
   double last_loss_;
