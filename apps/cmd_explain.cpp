@@ -68,7 +68,7 @@ struct NodeArgs {
                       *initial_mask = nullptr;
   } gnn_given;
   std::string pg_training_nodes = "train", pg_training_label = "predicted", pg_update = "node",
-              pg_scored_edges = "explained";
+              pg_scored_edges = "explained", pg_restart_combine = "best";
   bool quiet = false;
   bool pictures = true;
   bool symmetric = false;  ///< occlusion, shapley
@@ -188,13 +188,15 @@ int run_node(const NodeArgs& a, Context& ctx) {
         {{"training_nodes", a.pg_training_nodes},
          {"training_label", a.pg_training_label},
          {"update", a.pg_update},
-         {"scored_edges", a.pg_scored_edges}});
+         {"scored_edges", a.pg_scored_edges},
+         {"restart_combine", a.pg_restart_combine}});
     graph::PgExplainerOptions pg_options = a.pg;
     pg_options.seed = a.seed;
     pg_options.training_nodes = named.training_nodes;
     pg_options.training_label = named.training_label;
     pg_options.update = named.update;
     pg_options.scored_edges = named.scored_edges;
+    pg_options.restart_combine = named.restart_combine;
     m.trained.loaded.model->eval();
     pg = std::make_unique<graph::PgExplainer>(*m.trained.loaded.model, m.trained.data, pg_options);
     ProgressOptions progress;
@@ -598,8 +600,10 @@ Command add_explain_command(CLI::App& parent, Context& context) {
       "the mask every edge's first noise-free sample sits at (the MLP's output bias; attend's addition, 0.5: bias 0, "
       "the authors'); gnnexplainer: every edge logit starts at log(M0 / (1 - M0)) (default: PyG's random start)");
   add_pg_option(node, "--restarts", n->pg.restarts, "restarts",
-                "train R MLPs (seeds S .. S + R - 1) and keep the one with the lowest noise-free objective on the "
-                "training nodes (attend's addition)");
+                "train R MLPs (seeds S .. S + R - 1), combined by --restart-combine (attend's addition)");
+  add_pg_option(node, "--restart-combine", n->pg_restart_combine, "restart_combine",
+                "keep the MLP with the lowest noise-free objective on the training nodes (best), or keep every MLP "
+                "and score an edge by the mean of their masks (mean)");
   node->add_flag("--symmetric", n->symmetric,
                  "occlusion, shapley: take each edge away (shapley: let it join) together with the edges joining its "
                  "endpoints the other way (the undirected edge; both get its score)");

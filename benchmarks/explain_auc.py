@@ -130,6 +130,16 @@ SIZE_ONLY_SWEEP = ([("size only; initial mask 0.9; restarts 20", PG_START + ["--
 for setting, args in SIZE_ONLY_SWEEP:
     VARIANTS[f"pgexplainer ({setting}; explained nodes)"] = (
         "pgexplainer", lambda bench, args=args: ["--edge-entropy", "0"] + args + ["--train-on", "explained"])
+# The restarts averaged (session 15): every restart's MLP kept and an edge scored by the mean of
+# their masks (--restart-combine mean) instead of the MLP of the lowest objective.
+PG_MEAN_ROWS = [("size only; initial mask 0.9; restarts 5", PG_START + PG_RESTARTS),
+                ("size only; initial mask 0.9; restarts 10", PG_START + ["--restarts", "10"]),
+                ("size 0.5 only; initial mask 0.9; restarts 5", ["--edge-size", "0.5"] + PG_START + PG_RESTARTS),
+                ("size 0.5 only; initial mask 0.9; restarts 10", ["--edge-size", "0.5"] + PG_START + ["--restarts", "10"])]
+for setting, args in PG_MEAN_ROWS:
+    VARIANTS[f"pgexplainer ({setting}; mean of restarts; explained nodes)"] = (
+        "pgexplainer", lambda bench, args=args: ["--edge-entropy", "0"] + args + ["--restart-combine", "mean",
+                                                                                  "--train-on", "explained"])
 # Occlusion (session 14): each directed edge alone, or with its reverse (`--symmetric`).
 VARIANTS["occlusion (symmetric)"] = ("occlusion", lambda bench: ["--symmetric"])
 # Shapley values by permutation sampling (session 15): each directed edge a player, or each

@@ -394,7 +394,8 @@ TEST_CASE_METHOD(GcnSubject, "PGExplainer's authors' choices: per-epoch steps, c
     for (const Json& bad : {Json{{"update", "batch"}}, Json{{"training_label", "gold"}}, Json{{"scored_edges", "all"}},
                             Json{{"gradient_clip", -1.0}}, Json{{"sample_bias", 0.6}}, Json{{"restarts", 0}},
                             Json{{"initial_mask", 0.0}}, Json{{"initial_mask", 1.0}}, Json{{"initial_mask", 1.5}},
-                            Json{{"entropy_margin", 0.5}}, Json{{"entropy_margin", -0.01}}}) {
+                            Json{{"entropy_margin", 0.5}}, Json{{"entropy_margin", -0.01}},
+                            Json{{"restart_combine", "median"}}}) {
       CAPTURE(bad.dump());
       try {
         list.check(list.from_json(bad));
@@ -454,5 +455,128 @@ TEST_CASE_METHOD(GcnSubject, "PGExplainer's restarts keep the lowest objective, 
       CHECK(b[k] - a[k] == Approx(bias).epsilon(1e-5));
       CHECK(c[k] == a[k]);
     }
+  }
+}
+
+TEST_CASE_METHOD(GcnSubject, "PGExplainer's restarts averaged: the mean of the single runs' masks", "[explain]") {
+  PgExplainerOptions mean = base;
+  mean.restart_combine = PgRestartCombine::kMean;
+
+  SECTION("three restarts: -log(1 - the mean mask) of the single runs of seeds seed .. seed + 2") {
+    const int restarts = 3;
+    // one short epoch: the runs stay near their own random MLPs
+    PgExplainerOptions apart_runs = base;
+    apart_runs.epochs = 1;
+    apart_runs.lr = 1e-4;
+    mean = apart_runs;
+    mean.restart_combine = PgRestartCombine::kMean;
+    std::vector<std::vector<Tensor>> single;  // [R] runs of [explained] scores
+    double objective_sum = 0.0;
+    for (int r = 0; r < restarts; ++r) {
+      PgExplainerOptions one = apart_runs;
+      one.seed = base.seed + static_cast<uint64_t>(r);
+      PgExplainer explainer(model, data, one);
+      explainer.train(training);
+      objective_sum += explainer.objective();
+      single.push_back(pg_scores(model, data, one, training, explained));
+    }
+    mean.restarts = restarts;
+    PgExplainer explainer(model, data, mean);
+    explainer.train(training);
+    CHECK(explainer.objective() == Approx(objective_sum / restarts).epsilon(1e-12));
+    const std::vector<Tensor> combined = pg_scores(model, data, mean, training, explained);
+    REQUIRE(combined.size() == explained.size());
+    // edges scored; edges where the mean mask's score and the mean score differ by 1e-4 or more, over
+    // ten times the tolerance below (the single runs' scores here differ by about 0.06)
+    int64_t scored = 0, apart = 0;
+    for (std::size_t t = 0; t < explained.size(); ++t) {
+      for (int64_t e = 0; e < combined[t].numel(); ++e) {
+        // score s_r = -log(1 - m_r): 1 - m = mean_r exp(-s_r)
+        double kept = 0.0, mean_score = 0.0, low = single[0][t][e], high = low;
+        for (int r = 0; r < restarts; ++r) {
+          kept += std::exp(-static_cast<double>(single[r][t][e])) / restarts;
+          mean_score += single[r][t][e] / static_cast<double>(restarts);
+          low = std::min<double>(low, single[r][t][e]);
+          high = std::max<double>(high, single[r][t][e]);
+        }
+        CAPTURE(t, e, low, high);
+        CHECK(combined[t][e] == Approx(-std::log(kept)).epsilon(1e-6).margin(1e-6));
+        CHECK(combined[t][e] >= low - 1e-5);  // a mean lies between the runs
+        CHECK(combined[t][e] <= high + 1e-5);
+        scored += single[0][t][e] > 0.0f;
+        apart += std::abs(mean_score + std::log(kept)) >= 1e-4;
+      }
+    }
+    CHECK(scored > 0);
+    CHECK(apart > 0);  // the runs differ enough that the mean of the scores would fail the check above
+    for (const auto& one : single) CHECK_FALSE(same_scores(combined, one));
+  }
+  SECTION("masks near 0 keep their ranking: -log1p(-m) of the mean mask, not 0") {
+    // untrained MLPs started at masks of 6e-6 (logits near t0 log(6e-6) = -60): masks near 1e-26,
+    // far below 1 - m's precision in double, inside float's range
+    PgExplainerOptions collapse = base;
+    collapse.initial_mask = 6e-6;
+    collapse.epochs = 1;
+    collapse.lr = 1e-4;
+    std::vector<std::vector<Tensor>> single;  // [R] runs of [explained] scores
+    for (uint64_t r = 0; r < 2; ++r) {
+      PgExplainerOptions one = collapse;
+      one.seed = base.seed + r;
+      single.push_back(pg_scores(model, data, one, training, explained));
+    }
+    collapse.restarts = 2;
+    collapse.restart_combine = PgRestartCombine::kMean;
+    const std::vector<Tensor> combined = pg_scores(model, data, collapse, training, explained);
+    int64_t tiny = 0;
+    for (std::size_t t = 0; t < explained.size(); ++t) {
+      for (int64_t e = 0; e < combined[t].numel(); ++e) {
+        if (single[0][t][e] == 0.0f) continue;
+        // each score s_r = -log(1 - m_r) ~ m_r here, so the mean mask's score ~ the scores' mean
+        const double expected = -std::log1p(std::expm1(-static_cast<double>(single[0][t][e])) / 2 +
+                                             std::expm1(-static_cast<double>(single[1][t][e])) / 2);
+        CAPTURE(t, e, single[0][t][e], single[1][t][e]);
+        CHECK(combined[t][e] == Approx(expected).epsilon(1e-5).margin(0.0));
+        tiny += single[0][t][e] < 1e-16f;
+      }
+    }
+    CHECK(tiny > 0);
+  }
+  SECTION("one restart: the same bits as best") {
+    CHECK(same_scores(pg_scores(model, data, mean, training, explained), pg_scores(model, data, base, training, explained)));
+  }
+  SECTION("1 and 2 threads give the same bits, with khop edges and the other choices on") {
+    mean.restarts = 3;
+    mean.initial_mask = 0.9;
+    mean.edge_entropy = 0.0;
+    mean.symmetric_mask = true;
+    mean.scored_edges = PgScoredEdges::kKhop;
+    std::vector<Tensor> one, two;
+    {
+      ScopedThreads scoped(1);
+      one = pg_scores(model, data, mean, training, explained);
+    }
+    {
+      ScopedThreads scoped(2);
+      two = pg_scores(model, data, mean, training, explained);
+    }
+    CHECK(same_scores(one, two));
+    // and the outer (khop) edges are the ensemble's too: equal on both thread counts
+    PgExplainer a(model, data, mean), b(model, data, mean);
+    {
+      ScopedThreads scoped(1);
+      a.train(training);
+    }
+    {
+      ScopedThreads scoped(2);
+      b.train(training);
+    }
+    const ComputationGraph cg = computation_graph(data, 50, model.message_passing_hops());
+    CHECK(a.outer_edge_scores(cg) == b.outer_edge_scores(cg));
+  }
+  SECTION("the option list reads the names") {
+    const OptionList<PgExplainerOptions>& list = PgExplainerOptions::option_list();
+    CHECK(list.from_json(Json{{"restart_combine", "mean"}}).restart_combine == PgRestartCombine::kMean);
+    CHECK(list.from_json(Json{{"restart_combine", "best"}}).restart_combine == PgRestartCombine::kBest);
+    CHECK(list.to_json(mean)["restart_combine"] == "mean");
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -40,9 +41,12 @@ const OptionList<PgExplainerOptions>& PgExplainerOptions::option_list() {
                "the concrete's uniforms are drawn from [b, 1 - b); 0.5: no noise (the authors' BA-Community notebook)",
                OptionRange{0.0, 0.5, false, false})
           .add("restarts", &O::restarts,
-               "train this many MLPs (seeds seed, seed + 1, ...) and keep the one with the lowest noise-free "
-               "objective on the training nodes (attend's addition)",
+               "train this many MLPs (seeds seed, seed + 1, ...), combined by restart_combine (attend's addition)",
                OptionRange::at_least(1))
+          .choice("restart_combine", &O::restart_combine,
+                  {{"best", PgRestartCombine::kBest}, {"mean", PgRestartCombine::kMean}},
+                  "how the restarts make one explainer: the MLP with the lowest objective (best), or every MLP, "
+                  "scoring an edge by the mean of their masks (mean; attend's addition)")
           .add("initial_mask", &O::initial_mask,
                "the noise-free mask sample every edge starts at (the MLP's output bias); 0.5: bias 0 (the authors')",
                OptionRange{0.0, 1.0, true, true})
@@ -190,10 +194,11 @@ Var PgExplainer::edge_logits(const ComputationGraph& cg, const std::vector<int64
     src.push_back(cg.nodes[plain.src[e]]);
     dst.push_back(cg.nodes[plain.dst[e]]);
   }
-  return pair_logits(src, dst, cg.nodes[cg.target]);
+  return pair_logits(parameters_, src, dst, cg.nodes[cg.target]);
 }
 
-Var PgExplainer::pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const {
+Var PgExplainer::pair_logits(const std::vector<std::pair<std::string, Var>>& mlp, const std::vector<int64_t>& src,
+                             const std::vector<int64_t>& dst, int64_t target) const {
   const int64_t d = embeddings_.dim(1), k = static_cast<int64_t>(src.size());
   Tensor x({k, 3 * d});  // [K, 3D]: [z_src, z_dst, z_target] per edge
   const float* z = embeddings_.data();
@@ -203,16 +208,48 @@ Var PgExplainer::pair_logits(const std::vector<int64_t>& src, const std::vector<
     std::copy(z + dst[r] * d, z + (dst[r] + 1) * d, row + d);
     std::copy(z + target * d, z + (target + 1) * d, row + 2 * d);
   }
-  return edge_mask_mlp(Var(x), parameters_[0].second, parameters_[1].second, parameters_[2].second,
-                       parameters_[3].second);
+  return edge_mask_mlp(Var(x), mlp[0].second, mlp[1].second, mlp[2].second, mlp[3].second);
 }
 
 namespace {
 
 /// -log(1 - sigmoid(l)) = softplus(l), in double.
-float softplus(double l) { return static_cast<float>(l > 30.0 ? l : std::log1p(std::exp(l))); }
+double softplus(double l) { return l > 30.0 ? l : std::log1p(std::exp(l)); }
 
 }  // namespace
+
+std::vector<float> PgExplainer::pair_scores(const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                            int64_t target) const {
+  NoGradGuard no_grad;
+  std::vector<float> scores(src.size());
+  if (ensemble_.empty()) {
+    const Tensor logits = pair_logits(parameters_, src, dst, target).value();  // [K]
+    for (std::size_t k = 0; k < src.size(); ++k) scores[k] = static_cast<float>(softplus(logits[k]));
+    return scores;
+  }
+  // -log(1 - m), m = mean_r m_r, each m_r = -expm1(-softplus(logit_r)), in restart order, by the
+  // form that keeps the ranking at either end: -log1p(-m) for m <= 1/2 (masks near 0, where 1 - m
+  // rounds to 1), else -log mean_r exp(a_r), a_r = log(1 - m_r) = -softplus(logit_r), a
+  // log-mean-exp (masks near 1, where m rounds to 1).
+  std::vector<Tensor> logits;  // [R] of [K]
+  for (const auto& mlp : ensemble_) logits.push_back(pair_logits(mlp, src, dst, target).value());
+  const double r = static_cast<double>(ensemble_.size());
+  for (std::size_t k = 0; k < src.size(); ++k) {
+    double m = 0.0;
+    for (const Tensor& l : logits) m -= std::expm1(-softplus(l[k]));
+    m /= r;
+    if (m <= 0.5) {
+      scores[k] = static_cast<float>(-std::log1p(-m));
+      continue;
+    }
+    double top = -std::numeric_limits<double>::infinity();
+    for (const Tensor& l : logits) top = std::max(top, -softplus(l[k]));
+    double sum = 0.0;
+    for (const Tensor& l : logits) sum += std::exp(-softplus(l[k]) - top);
+    scores[k] = static_cast<float>(-(top + std::log(sum) - std::log(r)));
+  }
+  return scores;
+}
 
 std::pair<std::vector<int64_t>, std::vector<float>> PgExplainer::outer_edge_scores(const ComputationGraph& cg) const {
   std::pair<std::vector<int64_t>, std::vector<float>> out;
@@ -238,17 +275,21 @@ std::pair<std::vector<int64_t>, std::vector<float>> PgExplainer::outer_edge_scor
     src.push_back(plain.src[e]);
     dst.push_back(plain.dst[e]);
   }
-  const Tensor logits = pair_logits(src, dst, cg.nodes[cg.target]).value();  // [K]
-  for (std::size_t r = 0; r < edges.size(); ++r) out.second.push_back(softplus(logits[r]));
+  out.second = pair_scores(src, dst, cg.nodes[cg.target]);
   return out;
 }
 
 Tensor PgExplainer::edge_scores(const ComputationGraph& cg) const {
-  NoGradGuard no_grad;
   const std::vector<int64_t> edges = scored_edges(cg);
-  const Tensor logits = edge_logits(cg, edges).value();  // [K]
-  Tensor scores({cg.data.graph.plain().num_edges()});    // [E_sub]
-  for (std::size_t r = 0; r < edges.size(); ++r) scores[edges[r]] = softplus(logits[r]);
+  const GraphView& plain = cg.data.graph.plain();
+  std::vector<int64_t> src, dst;  // dataset node ids
+  for (int64_t e : edges) {
+    src.push_back(cg.nodes[plain.src[e]]);
+    dst.push_back(cg.nodes[plain.dst[e]]);
+  }
+  const std::vector<float> scored = pair_scores(src, dst, cg.nodes[cg.target]);  // [K]
+  Tensor scores({plain.num_edges()});                                            // [E_sub]
+  for (std::size_t r = 0; r < edges.size(); ++r) scores[edges[r]] = scored[r];
   return scores;
 }
 
@@ -275,10 +316,12 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
                                          " training nodes has an edge in its computation graph");
 
   // Restart r starts from the MLP of seed + r (restart 0: the MLP as it is, the constructor's
-  // before any training) and draws its node order and noise from seed + r; the restart with the
-  // lowest objective is kept (the first of equals).
+  // before any training) and draws its node order and noise from seed + r; "best": the restart
+  // with the lowest objective is kept (the first of equals); "mean": every restart is kept.
+  const bool mean = options_.restart_combine == PgRestartCombine::kMean;
+  ensemble_.clear();
   std::vector<float> best_values;
-  double best_loss = NAN;
+  double best_loss = NAN, objective_sum = 0.0, loss_sum = 0.0;
   for (int r = 0; r < options_.restarts; ++r) {
     const uint64_t seed = options_.seed + static_cast<uint64_t>(r);
     if (r > 0) {
@@ -290,11 +333,23 @@ void PgExplainer::train(const std::vector<int64_t>& nodes, const std::function<v
     }
     train_from(training, seed, r * options_.epochs, after_epoch);
     const double objective = training_objective(training);
-    if (r == 0 || objective < objective_) {
+    if (mean && options_.restarts > 1) {  // one restart: its MLP stays in the arena, scored as "best"
+      std::vector<std::pair<std::string, Var>>& mlp = ensemble_.emplace_back();
+      for (const auto& [name, v] : parameters_) mlp.emplace_back(name, Var(Tensor(v.value())));  // an owning copy
+    }
+    if (mean) {
+      objective_sum += objective;
+      loss_sum += last_loss_;
+    } else if (r == 0 || objective < objective_) {
       objective_ = objective;
       best_loss = last_loss_;
       best_values.assign(arena_.values().begin(), arena_.values().end());
     }
+  }
+  if (mean) {
+    objective_ = objective_sum / options_.restarts;
+    last_loss_ = loss_sum / options_.restarts;
+    return;
   }
   std::copy(best_values.begin(), best_values.end(), arena_.values().begin());
   last_loss_ = best_loss;

@@ -66,8 +66,26 @@
 ///               sigmoid saturates and training stops: m0 near 1 starts where the prediction
 ///               holds (docs/results.md, session 13).
 ///   restarts R  R MLPs trained from seeds seed .. seed + R - 1 (initialisation, node order
-///               and noise); the one with the lowest objective() on the training nodes is
-///               kept: chosen without any ground truth.
+///               and noise), combined by restart_combine:
+///   restart_combine "best" (default): the MLP with the lowest objective() on the training
+///               nodes is kept, chosen without any ground truth. "mean": all R are kept, an
+///               ensemble (Breiman 1996, bagging; Lakshminarayanan et al. 2017, deep
+///               ensembles), and an edge's mask is the mean of the R MLPs' masks,
+///               m = (1/R) sum_r sigmoid(logit_r), scored as every mask is, -log(1 - m), in
+///               double: -log1p(-m) where m <= 1/2, else -log((1/R) sum_r exp(-softplus(logit_r)))
+///               (a log-mean-exp), so that the ranking survives both where every m_r rounds to
+///               1 and where every 1 - m_r rounds to 1 (masks collapsed towards 0, which the
+///               size term alone can do on many training nodes). Why the masks and not the scores
+///               or the logits: nothing fixes a trained MLP's logit scale (its logits grow to
+///               hold samples near 1 against the noise, as far as each run's training takes
+///               them), and the mean of softplus(logit) ~ logit would let the restart with the
+///               largest scale decide the ranking, where each mask, in [0, 1], is one bounded vote: the
+///               probability that MLP r keeps the edge, the quantity deep ensembles average.
+///               Ranks per explained node would be scale-free too but throw away what the
+///               pooled AUC compares, the scores of edges of different nodes. The mean is
+///               not the lowest objective's choice and is not chosen by the objective at all:
+///               the objective does not track the ranking (docs/results.md, session 13 and 14).
+///               R = 1: "mean" is "best", bit for bit.
 ///
 /// Defaults: PyTorch Geometric's (torch_geometric/explain/algorithm/pg_explainer.py; the
 /// epoch count, which PyG requires, from its example): 30 epochs, Adam at lr 0.003, size 0.05,
@@ -103,6 +121,8 @@ enum class PgTrainingLabel { kPredicted, kTrue };
 enum class PgUpdate { kPerNode, kPerEpoch };
 /// Which edges the MLP scores (see above).
 enum class PgScoredEdges { kExplained, kSubgraph, kKhop };
+/// How the restarts' MLPs make one explainer (see above).
+enum class PgRestartCombine { kBest, kMean };
 
 struct PgExplainerOptions {
   int epochs = 30;
@@ -114,7 +134,8 @@ struct PgExplainerOptions {
   double temperature_end = 2.0;    ///< t1, reached after the last epoch
   double sample_bias = 0.01;       ///< u ~ U(b, 1 - b) in the binary concrete sample; 0.5: u = 1/2, no noise
   double initial_mask = 0.5;       ///< the noise-free sample at the start: b2 = t0 log(m0 / (1 - m0)) (see above)
-  int restarts = 1;                ///< MLPs trained (seeds seed .. seed + R - 1); the lowest objective is kept
+  int restarts = 1;                ///< MLPs trained (seeds seed .. seed + R - 1), combined by restart_combine
+  PgRestartCombine restart_combine = PgRestartCombine::kBest;  ///< keep the lowest objective, or the mean mask
   bool symmetric_mask = false;     ///< in training, each direction passes (m_ij + m_ji) / 2 (the authors')
   double eps = 1e-15;              ///< inside the entropy's logarithms
   double entropy_margin = 0.0;     ///< the entropy reads (1 - 2c) m + c (the authors': 0.01; see above)
@@ -126,8 +147,8 @@ struct PgExplainerOptions {
   uint64_t seed = 0;               ///< MLP initialisation, node order and concrete noise
 
   /// The JSON keys (epochs, lr, hidden, edge_size, edge_entropy, temperature_start,
-  /// temperature_end, sample_bias, restarts, initial_mask, symmetric_mask, entropy_margin, training_nodes
-  /// "train" | "explained", training_label "predicted" | "true", update "node" | "epoch",
+  /// temperature_end, sample_bias, restarts, restart_combine "best" | "mean", initial_mask, symmetric_mask,
+  /// entropy_margin, training_nodes "train" | "explained", training_label "predicted" | "true", update "node" | "epoch",
   /// gradient_clip, scored_edges "explained" | "subgraph" | "khop", seed) and ranges.
   static const OptionList<PgExplainerOptions>& option_list();
 };
@@ -167,20 +188,23 @@ class PgExplainer {
 
   /// The local plain edges of `cg` the MLP scores (options.scored_edges), ascending.
   std::vector<int64_t> scored_edges(const ComputationGraph& cg) const;
-  /// The MLP's mask logits of the local plain edges `edges` of `cg` [K].
+  /// The MLP's mask logits of the local plain edges `edges` of `cg` [K] (while training: the
+  /// MLP being trained; after it with restart_combine "mean": the last restart's).
   Var edge_logits(const ComputationGraph& cg, const std::vector<int64_t>& edges) const;
-  /// The edge scores of `cg`: softplus(logit) at each scored local plain edge, 0 elsewhere
-  /// [E_sub] (no gradient).
+  /// The edge scores of `cg`: softplus(logit) at each scored local plain edge ("mean": -log(1 -
+  /// the restarts' mean mask), see above), 0 elsewhere [E_sub] (no gradient).
   Tensor edge_scores(const ComputationGraph& cg) const;
   /// scored_edges "khop": the full graph's plain edges joining two nodes cg.hops away from the
   /// target (outside the computation graph), ascending, and their scores; empty otherwise.
   std::pair<std::vector<int64_t>, std::vector<float>> outer_edge_scores(const ComputationGraph& cg) const;
 
   const PgExplainerOptions& options() const { return options_; }
-  /// The mean loss of the last epoch trained (of the restart kept; NaN before training).
+  /// The mean loss of the last epoch trained (of the restart kept; "mean": the mean over the
+  /// restarts; NaN before training).
   double last_loss() const { return last_loss_; }
   /// The noise-free objective of the MLP kept, over the training nodes (NaN before training):
-  /// the mean over them of the loss above with u = 1/2 (no noise) at temperature t1.
+  /// the mean over them of the loss above with u = 1/2 (no noise) at temperature t1; "mean":
+  /// the mean over the restarts of each MLP's own.
   double objective() const { return objective_; }
 
  private:
@@ -196,8 +220,13 @@ class PgExplainer {
   /// The mean noise-free loss over `training` (objective()).
   double training_objective(const std::vector<TrainingNode>& training) const;
 
-  /// The MLP's logits of the edges src[k] -> dst[k] (dataset node ids) for `target` [K].
-  Var pair_logits(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const;
+  /// The logits of the MLP `mlp` (w1, b1, w2, b2) of the edges src[k] -> dst[k] (dataset node
+  /// ids) for `target` [K].
+  Var pair_logits(const std::vector<std::pair<std::string, Var>>& mlp, const std::vector<int64_t>& src,
+                  const std::vector<int64_t>& dst, int64_t target) const;
+  /// The scores of the edges src[k] -> dst[k] for `target` [K]: softplus of the MLP's logit, or
+  /// of the ensemble's mean mask (restart_combine "mean").
+  std::vector<float> pair_scores(const std::vector<int64_t>& src, const std::vector<int64_t>& dst, int64_t target) const;
   /// One Adam step on the arena's gradients, clamped to [-gradient_clip, gradient_clip].
   void step(Adam& adam);
 
@@ -206,6 +235,9 @@ class PgExplainer {
   PgExplainerOptions options_;
   Tensor embeddings_;  ///< [N, D]
   std::vector<std::pair<std::string, Var>> parameters_;  ///< w1 [3D, H], b1 [H], w2 [H, 1], b2 [1]
+  /// restart_combine "mean" with restarts > 1: every restart's trained MLP, in restart order (own
+  /// copies of the arena's values); empty otherwise (the arena's MLP scores)
+  std::vector<std::vector<std::pair<std::string, Var>>> ensemble_;
   ParameterArena arena_;
   double last_loss_;
   double objective_;
