@@ -188,6 +188,14 @@ std::vector<Tensor> pg_scores(const NodeClassifier& model, const PreparedNodeDat
   return scores;
 }
 
+/// pg_scores on `threads` threads.
+std::vector<Tensor> pg_scores_on_threads(int threads, const NodeClassifier& model, const PreparedNodeData& data,
+                                         const PgExplainerOptions& options, const std::vector<int64_t>& training,
+                                         const std::vector<int64_t>& explained) {
+  ScopedThreads scoped(threads);
+  return pg_scores(model, data, options, training, explained);
+}
+
 /// The three-epoch options the tests below vary one at a time.
 PgExplainerOptions three_epoch_options() {
   PgExplainerOptions options;
@@ -377,16 +385,8 @@ TEST_CASE_METHOD(GcnSubject, "PGExplainer's authors' choices: per-epoch steps, c
     all.symmetric_mask = true;
     for (PgScoredEdges edges : {PgScoredEdges::kSubgraph, PgScoredEdges::kKhop}) {
       all.scored_edges = edges;
-      std::vector<Tensor> one, two;
-      {
-        ScopedThreads scoped(1);
-        one = pg_scores(model, data, all, training, explained);
-      }
-      {
-        ScopedThreads scoped(2);
-        two = pg_scores(model, data, all, training, explained);
-      }
-      CHECK(same_scores(one, two));
+      CHECK(same_scores(pg_scores_on_threads(1, model, data, all, training, explained),
+                        pg_scores_on_threads(2, model, data, all, training, explained)));
     }
   }
   SECTION("bad values are refused with the option's name") {
@@ -550,16 +550,8 @@ TEST_CASE_METHOD(GcnSubject, "PGExplainer's restarts averaged: the mean of the s
     mean.edge_entropy = 0.0;
     mean.symmetric_mask = true;
     mean.scored_edges = PgScoredEdges::kKhop;
-    std::vector<Tensor> one, two;
-    {
-      ScopedThreads scoped(1);
-      one = pg_scores(model, data, mean, training, explained);
-    }
-    {
-      ScopedThreads scoped(2);
-      two = pg_scores(model, data, mean, training, explained);
-    }
-    CHECK(same_scores(one, two));
+    CHECK(same_scores(pg_scores_on_threads(1, model, data, mean, training, explained),
+                      pg_scores_on_threads(2, model, data, mean, training, explained)));
     // and the outer (khop) edges are the ensemble's too: equal on both thread counts
     PgExplainer a(model, data, mean), b(model, data, mean);
     {
