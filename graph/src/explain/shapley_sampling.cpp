@@ -33,6 +33,57 @@ uint64_t target_node_id(const TargetForwards& passes) {
   return static_cast<uint64_t>(cg.nodes[static_cast<std::size_t>(cg.target)]);
 }
 
+/// shapley_edges over the players `grouped` (edge_groups of the explained edges).
+ShapleyAttribution shapley_edge_groups(TargetForwards& passes, int64_t cls, const EdgeGroups& grouped,
+                                       const std::vector<std::vector<int64_t>>& permutations, int64_t batch_values) {
+  const ComputationGraph& cg = passes.graph();
+  const int64_t n = cg.num_nodes(), e_count = cg.data.graph.plain().num_edges();
+  const int64_t players = static_cast<int64_t>(grouped.groups.size());
+  const int64_t per_batch = std::max<int64_t>(batch_values / (n + e_count), 1);
+  const ShapleyValues values = shapley_over_permutations(
+      players, permutations, per_batch, [&](const std::vector<std::vector<char>>& coalitions, int64_t copies) {
+        NoGradGuard no_grad;
+        Tensor mask({copies * e_count}, 1.0f);  // [copies E]: explained edges outside the coalition 0
+        for (std::size_t k = 0; k < coalitions.size(); ++k) {
+          for (int64_t g = 0; g < players; ++g) {
+            if (coalitions[k][static_cast<std::size_t>(g)]) continue;
+            for (int64_t e : grouped.groups[static_cast<std::size_t>(g)]) mask[static_cast<int64_t>(k) * e_count + e] = 0.0f;
+          }
+        }
+        const TargetForward& pass = passes.copies(copies, TargetForward::Input::kShared);
+        return per_copy_log_probability(pass.logits(passes.model(), pass.features(), Var(mask)).value(), cls);
+      });
+  ShapleyAttribution out = attribution_of(values);
+  const std::vector<float> per_player = out.score;
+  out.score.clear();
+  for (std::size_t group : grouped.group_of) out.score.push_back(per_player[group]);
+  return out;
+}
+
+/// shapley_features of the computation graph's dense features x [n, F].
+ShapleyAttribution shapley_feature_columns(TargetForwards& passes, int64_t cls, const Tensor& x,
+                                           const std::vector<std::vector<int64_t>>& permutations, int64_t batch_values) {
+  const int64_t n = x.dim(0), f_count = x.dim(1);
+  const int64_t per_batch = std::max<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1);
+  const ShapleyValues values = shapley_over_permutations(
+      f_count, permutations, per_batch, [&](const std::vector<std::vector<char>>& coalitions, int64_t copies) {
+        NoGradGuard no_grad;
+        Tensor batch({copies * n, f_count}, 0.0f);  // [copies n, F]: copy k's coalition's columns of x
+        for (std::size_t k = 0; k < coalitions.size(); ++k) {
+          for (int64_t v = 0; v < n; ++v) {
+            for (int64_t f = 0; f < f_count; ++f) {
+              if (coalitions[k][static_cast<std::size_t>(f)]) {
+                batch[(static_cast<int64_t>(k) * n + v) * f_count + f] = x[v * f_count + f];
+              }
+            }
+          }
+        }
+        const TargetForward& pass = passes.copies(copies);
+        return per_copy_log_probability(pass.logits(passes.model(), NodeFeatures(Var(batch)), Var()).value(), cls);
+      });
+  return attribution_of(values);
+}
+
 }  // namespace
 
 ShapleyValues shapley_over_permutations(int64_t players, const std::vector<std::vector<int64_t>>& permutations,
@@ -99,69 +150,29 @@ std::vector<std::vector<int64_t>> antithetic_permutations(int64_t players, int64
 
 ShapleyAttribution shapley_edges(TargetForwards& passes, int64_t cls, const std::vector<int64_t>& edges, bool symmetric,
                                  const std::vector<std::vector<int64_t>>& permutations, int64_t batch_values) {
-  const ComputationGraph& cg = passes.graph();
-  const GraphView& plain = cg.data.graph.plain();
-  const int64_t n = cg.num_nodes(), e_count = plain.num_edges();
-  const EdgeGroups grouped = edge_groups(plain, edges, symmetric);
-  const int64_t players = static_cast<int64_t>(grouped.groups.size());
-  const int64_t per_batch = std::max<int64_t>(batch_values / (n + e_count), 1);
-  const ShapleyValues values = shapley_over_permutations(
-      players, permutations, per_batch, [&](const std::vector<std::vector<char>>& coalitions, int64_t copies) {
-        NoGradGuard no_grad;
-        Tensor mask({copies * e_count}, 1.0f);  // [copies E]: explained edges outside the coalition 0
-        for (std::size_t k = 0; k < coalitions.size(); ++k) {
-          for (int64_t g = 0; g < players; ++g) {
-            if (coalitions[k][static_cast<std::size_t>(g)]) continue;
-            for (int64_t e : grouped.groups[static_cast<std::size_t>(g)]) mask[static_cast<int64_t>(k) * e_count + e] = 0.0f;
-          }
-        }
-        const TargetForward& pass = passes.copies(copies, TargetForward::Input::kShared);
-        return per_copy_log_probability(pass.logits(passes.model(), pass.features(), Var(mask)).value(), cls);
-      });
-  ShapleyAttribution out = attribution_of(values);
-  const std::vector<float> per_player = out.score;
-  out.score.clear();
-  for (std::size_t k = 0; k < edges.size(); ++k) out.score.push_back(per_player[grouped.group_of[k]]);
-  return out;
+  const EdgeGroups grouped = edge_groups(passes.graph().data.graph.plain(), edges, symmetric);
+  return shapley_edge_groups(passes, cls, grouped, permutations, batch_values);
 }
 
 ShapleyAttribution shapley_edges(TargetForwards& passes, int64_t cls, const std::vector<int64_t>& edges, bool symmetric,
                                  int64_t samples, uint64_t seed, int64_t batch_values) {
-  const int64_t players =
-      static_cast<int64_t>(edge_groups(passes.graph().data.graph.plain(), edges, symmetric).groups.size());
-  return shapley_edges(passes, cls, edges, symmetric,
-                       antithetic_permutations(players, samples, mix64(seed ^ target_node_id(passes))), batch_values);
+  const EdgeGroups grouped = edge_groups(passes.graph().data.graph.plain(), edges, symmetric);
+  const int64_t players = static_cast<int64_t>(grouped.groups.size());
+  return shapley_edge_groups(passes, cls, grouped,
+                             antithetic_permutations(players, samples, mix64(seed ^ target_node_id(passes))), batch_values);
 }
 
 ShapleyAttribution shapley_features(TargetForwards& passes, int64_t cls, const std::vector<std::vector<int64_t>>& permutations,
                                     int64_t batch_values) {
-  const Tensor x = dense_features(passes.graph());  // [n, F]
-  const int64_t n = x.dim(0), f_count = x.dim(1);
-  const int64_t per_batch = std::max<int64_t>(batch_values / std::max<int64_t>(x.numel(), 1), 1);
-  const ShapleyValues values = shapley_over_permutations(
-      f_count, permutations, per_batch, [&](const std::vector<std::vector<char>>& coalitions, int64_t copies) {
-        NoGradGuard no_grad;
-        Tensor batch({copies * n, f_count}, 0.0f);  // [copies n, F]: copy k's coalition's columns of x
-        for (std::size_t k = 0; k < coalitions.size(); ++k) {
-          for (int64_t v = 0; v < n; ++v) {
-            for (int64_t f = 0; f < f_count; ++f) {
-              if (coalitions[k][static_cast<std::size_t>(f)]) {
-                batch[(static_cast<int64_t>(k) * n + v) * f_count + f] = x[v * f_count + f];
-              }
-            }
-          }
-        }
-        const TargetForward& pass = passes.copies(copies);
-        return per_copy_log_probability(pass.logits(passes.model(), NodeFeatures(Var(batch)), Var()).value(), cls);
-      });
-  return attribution_of(values);
+  return shapley_feature_columns(passes, cls, dense_features(passes.graph()), permutations, batch_values);
 }
 
 ShapleyAttribution shapley_features(TargetForwards& passes, int64_t cls, int64_t samples, uint64_t seed,
                                     int64_t batch_values) {
-  const int64_t f_count = dense_features(passes.graph()).dim(1);
-  return shapley_features(passes, cls, antithetic_permutations(f_count, samples, mix64(mix64(seed ^ target_node_id(passes)))),
-                          batch_values);
+  const Tensor x = dense_features(passes.graph());  // [n, F]
+  return shapley_feature_columns(passes, cls, x,
+                                 antithetic_permutations(x.dim(1), samples, mix64(mix64(seed ^ target_node_id(passes)))),
+                                 batch_values);
 }
 
 }  // namespace attend::graph
